@@ -1,0 +1,37 @@
+# Every target installs what it needs: `make demo` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+export PATH := $(HOME)/.local/bin:$(PATH)
+UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+export UV
+
+.PHONY: setup test unit contract lint specs demo fuzz bench
+
+setup:
+	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || ./scripts/install-uv.sh
+	@"$(UV)" sync --locked --quiet
+
+test: setup lint
+	"$(UV)" run --locked pytest -q
+
+unit: setup
+	"$(UV)" run --locked pytest -q servers emulators
+
+contract: setup
+	"$(UV)" run --locked pytest -q tests/contract
+
+lint: setup
+	"$(UV)" run --locked ruff check .
+	"$(UV)" run --locked ruff format --check .
+	"$(UV)" run --locked mypy
+
+specs: setup
+	"$(UV)" run --locked python scripts/specs.py
+
+demo: setup
+	"$(UV)" run --locked python scripts/demo.py
+
+fuzz: setup
+	FUZZ_EXAMPLES=2000 "$(UV)" run --locked pytest -q -m slow tests/contract
+
+bench: setup
+	"$(UV)" run --locked python bench/run.py

@@ -1,0 +1,1 @@
+"""Talking to the Gmail API: credentials, the HTTP client, retries and failure classification."""

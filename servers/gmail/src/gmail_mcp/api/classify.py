@@ -1,0 +1,103 @@
+"""Turning what googleapiclient / httplib2 / google-auth raise into the domain failures of `api.errors`.
+
+Reasons are read from Google's JSON error body; neither the body nor Google's URLs
+ever reach a message.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import http.client
+import json
+import math
+import socket
+import time
+from typing import Any
+
+from gmail_mcp.api.errors import (
+    ApiForbidden,
+    ApiNotFound,
+    ApiRejected,
+    ApiUnavailable,
+    AuthRequired,
+    GmailFailure,
+    RateLimited,
+)
+
+RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
+NETWORK_ERRORS: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    TimeoutError,
+    socket.timeout,
+    http.client.HTTPException,
+    OSError,
+)
+
+
+def error_reason(content: bytes | str | None) -> str:
+    """The first `error.errors[].reason` (or `error.status`) of a Google error body; '' if none."""
+    try:
+        body = json.loads(content or b"")
+        err = body.get("error", {})
+        if isinstance(err, dict):
+            for item in err.get("errors") or []:
+                if isinstance(item, dict) and item.get("reason"):
+                    return str(item["reason"])[:80]
+            return str(err.get("status") or "")[:80]
+        return str(err)[:80]
+    except (ValueError, AttributeError, TypeError):
+        return ""
+
+
+def retry_after_seconds(headers: Any, default: int = 1) -> int:
+    """Seconds from a Retry-After header (delta-seconds or HTTP-date); `default` when absent or unreadable."""
+    value = headers.get("retry-after") if headers is not None else None
+    if not value:
+        return default
+    try:
+        return max(0, math.ceil(float(value)))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(str(value))
+    except (TypeError, ValueError):
+        return default
+    return max(0, math.ceil(when.timestamp() - time.time()))
+
+
+def classify_http_error(status: int, reason: str, headers: Any, resource: str, ident: str) -> GmailFailure:
+    if status == 401:
+        return AuthRequired("expired", "Gmail no longer accepts the stored authorisation")
+    if status == 429 or (status == 403 and reason in RATE_LIMIT_REASONS):
+        return RateLimited(retry_after_seconds(headers))
+    if status == 403 and reason == "insufficientPermissions":
+        return AuthRequired("insufficient_scope", "the stored authorisation lacks the permission this needs")
+    if status == 403:
+        return ApiForbidden(reason or "forbidden")
+    if status == 404:
+        return ApiNotFound(resource, ident)
+    if status == 400:
+        return ApiRejected(reason or "invalid", f"check the {resource} arguments")
+    return ApiUnavailable(f"HTTP {status}")
+
+
+def classify(exc: BaseException, resource: str = "resource", ident: str = "") -> GmailFailure | None:
+    """The domain failure for an exception raised while calling Gmail, or None if it is unexpected."""
+    from google.auth.exceptions import RefreshError, TransportError
+    from googleapiclient.errors import HttpError
+    from httplib2 import HttpLib2Error
+
+    if isinstance(exc, GmailFailure):
+        return exc
+    if isinstance(exc, HttpError):
+        return classify_http_error(exc.status_code, error_reason(exc.content), exc.resp, resource, ident)
+    if isinstance(exc, RefreshError):
+        text = str(exc)
+        if "invalid_grant" in text:
+            return AuthRequired("revoked", "Google refused to refresh the token (revoked or expired)")
+        if "refresh" in text.lower() and "necessary fields" in text.lower():
+            return AuthRequired("expired", "the access token expired and there is no refresh token")
+        return AuthRequired("expired", "the token could not be refreshed")
+    if isinstance(exc, (TransportError, HttpLib2Error, *NETWORK_ERRORS)):
+        return ApiUnavailable("the connection failed or timed out")
+    return None

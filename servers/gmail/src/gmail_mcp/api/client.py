@@ -1,0 +1,203 @@
+"""The Gmail API client: google-api-python-client built from its packaged discovery document.
+
+The document's root is replaced by `GMAIL_MCP_API_ENDPOINT`, so REST, batch and
+media-upload requests all go to the same place (client_options would only move
+REST calls). httplib2 objects are not thread-safe and tools run on worker
+threads, so each thread gets its own service and Http. Google's libraries are
+imported on first use, never at start-up.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from gmail_mcp.api.classify import classify
+from gmail_mcp.api.errors import ApiUnavailable, AuthRequired, GmailFailure, RateLimited
+from gmail_mcp.api.tokens import TokenStore
+
+if TYPE_CHECKING:
+    from google.oauth2.credentials import Credentials
+
+T = TypeVar("T")
+READ_SCOPES = frozenset(
+    {
+        "https://www.googleapis.com/auth/gmail.readonly",
+        "https://www.googleapis.com/auth/gmail.modify",
+        "https://mail.google.com/",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    token_file: Path
+    api_endpoint: str
+    timeout_seconds: float = 30.0
+    max_attempts: int = 4
+    backoff_base_seconds: float = 0.5
+    max_wait_seconds: float = 20.0
+
+
+class GmailClient:
+    def __init__(self, settings: ClientSettings) -> None:
+        self.settings = settings
+        self.tokens = TokenStore(settings.token_file)
+        self._local = threading.local()
+        self._creds_lock = threading.Lock()
+        self._creds: Credentials | None = None
+        self._saved_token: str | None = None
+        self._discovery: dict[str, Any] | None = None
+
+    # -- credentials ---------------------------------------------------------------------------
+    def credentials(self) -> Credentials:
+        """The loaded credentials (read once, re-read after a failure so a fresh `auth` is picked up)."""
+        with self._creds_lock:
+            if self._creds is None:
+                creds = self.tokens.load()
+                if creds.scopes and not READ_SCOPES & set(creds.scopes):
+                    raise AuthRequired("insufficient_scope", "the stored authorisation does not allow reading mail")
+                self._creds, self._saved_token = creds, creds.token
+            return self._creds
+
+    def forget_credentials(self) -> None:
+        with self._creds_lock:
+            self._creds = None
+            self._local.__dict__.clear()
+
+    def _persist_refresh(self) -> None:
+        with self._creds_lock:
+            creds = self._creds
+            if creds is not None and creds.token != self._saved_token:
+                self.tokens.save(creds)
+                self._saved_token = creds.token
+
+    # -- service -------------------------------------------------------------------------------
+    def service(self) -> Any:
+        creds = self.credentials()
+        local = self._local
+        if getattr(local, "creds", None) is not creds:
+            import google_auth_httplib2
+            import httplib2
+            from googleapiclient.discovery import build_from_document
+
+            http = google_auth_httplib2.AuthorizedHttp(creds, http=httplib2.Http(timeout=self.settings.timeout_seconds))
+            local.service = build_from_document(self._document(), http=http)
+            local.creds = creds
+        return local.service
+
+    def _document(self) -> dict[str, Any]:
+        if self._discovery is None:
+            ref = importlib.resources.files("googleapiclient") / "discovery_cache/documents/gmail.v1.json"
+            doc = json.loads(ref.read_text(encoding="utf-8"))
+            root = self.settings.api_endpoint.rstrip("/") + "/"
+            doc["rootUrl"] = doc["mtlsRootUrl"] = root
+            self._discovery = doc
+        return self._discovery
+
+    def users(self) -> Any:
+        return self.service().users()
+
+    # -- calls ---------------------------------------------------------------------------------
+    def read(self, build: Callable[[Any], Any], resource: str = "resource", ident: str = "") -> dict[str, Any]:
+        """Execute an idempotent request, retrying transient failures with jittered backoff.
+
+        `build` receives `service.users()` and returns the HttpRequest. A 200 whose body is not a
+        JSON object counts as the API being unavailable.
+        """
+        result = self._with_retries(lambda: build(self.users()).execute(num_retries=0), resource, ident)
+        if result is None or result == "":
+            return {}
+        if not isinstance(result, dict):
+            raise ApiUnavailable("Gmail answered with a malformed body")
+        return result
+
+    def _with_retries(self, call: Callable[[], T], resource: str, ident: str) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                result = call()
+                self._persist_refresh()
+                return result
+            except Exception as exc:
+                failure = classify(exc, resource, ident)
+                if failure is None:
+                    raise
+                if isinstance(failure, AuthRequired):
+                    self.forget_credentials()
+                    raise failure from None
+                wait = self._retry_wait(failure, attempt)
+                if wait is None:
+                    raise failure from None
+                time.sleep(wait)
+
+    def _retry_wait(self, failure: GmailFailure, attempt: int) -> float | None:
+        """Seconds to wait before another attempt, or None to give up now."""
+        if attempt >= self.settings.max_attempts or not isinstance(failure, RateLimited | ApiUnavailable):
+            return None
+        backoff = random.uniform(0, self.settings.backoff_base_seconds * 2 ** (attempt - 1))
+        if isinstance(failure, RateLimited):
+            if failure.retry_after_seconds > self.settings.max_wait_seconds:
+                return None
+            return max(float(failure.retry_after_seconds), backoff)
+        return backoff
+
+    def batch(self, requests: Iterable[tuple[str, Callable[[Any], Any]]], resource: str) -> dict[str, Any]:
+        """Run read requests in multipart batches of up to 100, retrying failed parts.
+
+        Returns id → result dict, or id → GmailFailure for parts that still failed; the caller
+        decides whether a failed part is fatal or a warning.
+        """
+        pending = dict(requests)
+        results: dict[str, Any] = {}
+        attempt = 0
+        while pending:
+            attempt += 1
+            failures: dict[str, GmailFailure] = {}
+            users = self.users()
+            keys = list(pending)
+            for start in range(0, len(keys), 100):
+                chunk = keys[start : start + 100]
+                run = functools.partial(self._run_batch, users, chunk, pending, resource, results, failures)
+                self._with_retries(run, resource, "")
+            waits = [self._retry_wait(f, attempt) for f in failures.values()]
+            if not failures or any(w is None for w in waits):
+                results.update(failures)
+                break
+            time.sleep(max(w or 0.0 for w in waits))
+            pending = {key: pending[key] for key in failures}
+        return results
+
+    def _run_batch(
+        self,
+        users: Any,
+        chunk: list[str],
+        pending: dict[str, Callable[[Any], Any]],
+        resource: str,
+        results: dict[str, Any],
+        failures: dict[str, GmailFailure],
+    ) -> None:
+        def on_part(request_id: str, response: Any, exception: BaseException | None) -> None:
+            if exception is not None:
+                failure = classify(exception, resource, request_id)
+                if failure is None:
+                    raise exception
+                failures[request_id] = failure
+            elif not isinstance(response, dict):
+                failures[request_id] = ApiUnavailable("Gmail answered with a malformed body")
+            else:
+                results[request_id] = response
+
+        batch = self.service().new_batch_http_request(callback=on_part)
+        for key in chunk:
+            batch.add(pending[key](users), request_id=key)
+        batch.execute()

@@ -1,0 +1,64 @@
+"""The one mapping from domain failures to the ADR-0008 contract (interface.md §1)."""
+
+from __future__ import annotations
+
+from gmail_mcp.api.errors import (
+    ApiForbidden,
+    ApiNotFound,
+    ApiRejected,
+    ApiUnavailable,
+    AuthRequired,
+    RateLimited,
+    SendFailed,
+)
+from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField, MessageMalformed
+from gmail_mcp.models import MCPError, contract_error
+
+REAUTH_COMMAND = "uv run gmail-mcp auth"
+
+
+def to_contract(exc: BaseException, request_id: str, *, read_only: bool = False) -> MCPError | None:
+    """The contract error for an anticipated failure, or None when the failure is unexpected."""
+    match exc:
+        case AuthRequired():
+            command = REAUTH_COMMAND + (" --read-only" if read_only else "")
+            return contract_error(
+                "auth_required",
+                f"{exc}; authorise with: {command}",
+                request_id,
+                reason=exc.reason,
+                reauth_command=command,
+            )
+        case ApiNotFound():
+            return contract_error("not_found", str(exc), request_id, resource=exc.resource, id=exc.id)
+        case RateLimited():
+            return contract_error(
+                "rate_limited",
+                str(exc),
+                request_id,
+                retryable=True,
+                retry_after_seconds=exc.retry_after_seconds,
+            )
+        case ApiForbidden():
+            return contract_error(
+                "permission_denied", str(exc), request_id, reason="forbidden", gmail_reason=exc.reason
+            )
+        case ApiRejected():
+            return contract_error("parse_error", str(exc), request_id, reason=exc.reason)
+        case ApiUnavailable():
+            return contract_error("mcp_unavailable", f"{exc}; try again later", request_id, service="gmail_api")
+        case SendFailed():
+            return contract_error(
+                "send_failed",
+                str(exc),
+                request_id,
+                delivery=exc.delivery,
+                retryable=exc.delivery == "not_sent",
+            )
+        case InvalidField():
+            return contract_error("parse_error", str(exc), request_id, field=exc.field, reason=exc.reason)
+        case AttachmentNotFound():
+            return contract_error("not_found", str(exc), request_id, resource="attachment_file", path=exc.path)
+        case MessageMalformed():
+            return contract_error("parse_error", str(exc), request_id, reason="malformed_message")
+    return None

@@ -1,0 +1,26 @@
+"""Failures of message composition. `gmail_mcp.errors` maps them to the contract."""
+
+from __future__ import annotations
+
+
+class MailError(Exception):
+    """Base class of anticipated mail-handling failures."""
+
+
+class InvalidField(MailError):
+    """An argument cannot be used (bad address in `to`, empty subject when required, ...)."""
+
+    def __init__(self, field: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.reason = reason
+
+
+class AttachmentNotFound(MailError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"attachment file not found: {path}")
+        self.path = path
+
+
+class MessageMalformed(MailError):
+    """A message from the API cannot be decoded (broken MIME / base64)."""

@@ -1,0 +1,252 @@
+"""Walking the MIME tree of a Gmail `payload` (MessagePart JSON): body text and attachments.
+
+The tree is untrusted: the walk is capped in depth (`MAX_MIME_DEPTH`) and in the number of
+parts (`MAX_PARTS`), the body in length (`MAX_BODY_CHARS`); a cap reached is recorded as a
+problem, never raised.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .headers import HeaderMap, decode_header_value, disposition, header_map, part_charset, part_filename
+from .htmltext import html_to_text
+from .text import decode_base64url, decode_bytes, normalise_newlines, one_line, strip_controls
+
+MAX_MIME_DEPTH = 32
+MAX_PARTS = 2_000
+MAX_BODY_CHARS = 5_000_000
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A downloadable part. `attachment_id` is None when Gmail sent the bytes inline (`body.data`)."""
+
+    attachment_id: str | None
+    filename: str  # decoded, as the sender wrote it: NOT safe for the file system (see filenames.py)
+    mime_type: str
+    size: int
+    part_id: str
+    inline: bool  # Content-Disposition inline or referenced by Content-ID (e.g. a signature logo)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "attachment_id": self.attachment_id,
+            "filename": self.filename,
+            "mime_type": self.mime_type,
+            "size": self.size,
+            "part_id": self.part_id,
+            "inline": self.inline,
+        }
+
+
+def _mime_type(part: dict[str, Any]) -> str:
+    value = part.get("mimeType")
+    return one_line(value).lower()[:255] if isinstance(value, str) and value.strip() else "text/plain"
+
+
+def _children(part: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = part.get("parts")
+    return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+
+
+def _body(part: dict[str, Any]) -> dict[str, Any]:
+    body = part.get("body")
+    return body if isinstance(body, dict) else {}
+
+
+def _part_id(part: dict[str, Any]) -> str:
+    value = part.get("partId")
+    return one_line(value)[:64] if isinstance(value, str) else ""
+
+
+def _filename(part: dict[str, Any], headers: HeaderMap) -> str:
+    name = part.get("filename")
+    if isinstance(name, str) and name.strip():
+        return decode_header_value(name) if "=?" in name else one_line(name)
+    return part_filename(headers)
+
+
+def _attachment(part: dict[str, Any], headers: HeaderMap) -> Attachment | None:
+    """The attachment a part represents, if any.
+
+    A part with a filename, an attachmentId or `Content-Disposition: attachment` is one, except
+    an image without filename that is not explicitly an attachment: an inline (cid:) picture of
+    the HTML body, which Gmail also gives an attachmentId. multipart/* never is; message/rfc822
+    is one attachment (its own parts are not listed).
+    """
+    mime = _mime_type(part)
+    if mime.startswith("multipart/"):
+        return None
+    body = _body(part)
+    attachment_id = body.get("attachmentId")
+    attachment_id = attachment_id if isinstance(attachment_id, str) and attachment_id else None
+    filename = _filename(part, headers)
+    kind = disposition(headers)
+    if not filename and attachment_id is None and kind != "attachment":
+        return None
+    if not filename and mime.startswith("image/") and kind != "attachment":
+        return None  # an inline image (cid: reference) without a name is part of the HTML, not an attachment
+    size = body.get("size")
+    return Attachment(
+        attachment_id=attachment_id,
+        filename=filename,
+        mime_type=mime,
+        size=size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0,
+        part_id=_part_id(part),
+        inline=kind == "inline" or "content-id" in headers,
+    )
+
+
+def note(problems: list[str], code: str) -> None:
+    """Record a problem once; the list stays short whatever the message does."""
+    if code not in problems and len(problems) < 100:
+        problems.append(code)
+
+
+def _walk(payload: dict[str, Any], problems: list[str]) -> Iterator[tuple[dict[str, Any], HeaderMap]]:
+    """Parts in document order; does not enter attached messages (message/rfc822 is one attachment)."""
+    stack: list[tuple[dict[str, Any], int]] = [(payload, 0)]
+    seen = 0
+    while stack:
+        part, depth = stack.pop()
+        seen += 1
+        if seen > MAX_PARTS:
+            note(problems, "too_many_parts")
+            return
+        yield part, header_map(part.get("headers", []))
+        if not _mime_type(part).startswith("multipart/"):
+            continue
+        children = _children(part)
+        if children and depth >= MAX_MIME_DEPTH:
+            note(problems, "mime_depth_limit")
+            continue
+        stack.extend((child, depth + 1) for child in reversed(children))
+
+
+def collect_attachments(payload: dict[str, Any], problems: list[str], limit: int = MAX_PARTS) -> list[Attachment]:
+    """The attachments of a payload, in document order (at most `limit`)."""
+    found: list[Attachment] = []
+    for part, headers in _walk(payload, problems):
+        attachment = _attachment(part, headers)
+        if attachment is not None:
+            found.append(attachment)
+            if len(found) >= limit:
+                break
+    return found
+
+
+class BodyRenderer:
+    """Builds the readable body: the text/plain alternative if any, else HTML as text; inline
+    text parts of a multipart/mixed are concatenated in order."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        self.incomplete = False
+        self._parts = 0
+        self._chars = 0
+
+    def render(self, payload: dict[str, Any]) -> str:
+        """The body text of `payload`; sets `incomplete` when something could not be included."""
+        chunks, incomplete = self._render(payload, 0)
+        self.incomplete = self.incomplete or incomplete
+        return "\n\n".join(chunk.strip("\n") for chunk in chunks)
+
+    def _problem(self, code: str) -> None:
+        note(self.problems, code)
+
+    def _render(self, part: dict[str, Any], depth: int) -> tuple[list[str], bool]:
+        self._parts += 1
+        if self._parts > MAX_PARTS:
+            self._problem("too_many_parts")
+            return [], True
+        mime = _mime_type(part)
+        if mime.startswith("multipart/"):
+            children = _children(part)
+            if children and depth >= MAX_MIME_DEPTH:
+                self._problem("mime_depth_limit")
+                return [], True
+            if mime == "multipart/alternative":
+                return self._alternative(children, depth)
+            chunks: list[str] = []
+            incomplete = False
+            for child in children:
+                child_chunks, child_incomplete = self._render(child, depth + 1)
+                chunks.extend(child_chunks)
+                incomplete = incomplete or child_incomplete
+            return chunks, incomplete
+        if mime not in ("text/plain", "text/html"):
+            return [], False
+        headers = header_map(part.get("headers", []))
+        if _filename(part, headers) or disposition(headers) == "attachment":
+            return [], False
+        return self._leaf(part, headers, mime)
+
+    def _alternative(self, children: list[dict[str, Any]], depth: int) -> tuple[list[str], bool]:
+        """The first alternative that yields text, trying text/plain ones first."""
+        ordered = sorted(children, key=lambda child: _mime_type(child) != "text/plain")  # stable
+        incomplete = False
+        for child in ordered:
+            chunks, child_incomplete = self._render(child, depth + 1)
+            if any(chunk.strip() for chunk in chunks):
+                return chunks, child_incomplete
+            incomplete = incomplete or child_incomplete
+        return [], incomplete
+
+    def _leaf(self, part: dict[str, Any], headers: HeaderMap, mime: str) -> tuple[list[str], bool]:
+        part_id = _part_id(part)
+        if self._chars >= MAX_BODY_CHARS:
+            self._problem("body_truncated")
+            return [], True
+        body = _body(part)
+        data = body.get("data")
+        if not isinstance(data, str) or not data:
+            if body.get("attachmentId"):
+                self._problem(f"body_not_inline:{part_id}")
+                return [], True
+            return [], False
+        raw = decode_base64url(data)
+        if raw is None:
+            self._problem(f"undecodable_part:{part_id}")
+            return [], True
+        text, exact = decode_bytes(raw, part_charset(headers))
+        if not exact:
+            self._problem(f"charset_replaced:{part_id}")
+        incomplete = False
+        if mime == "text/html":
+            text, truncated = html_to_text(text)
+            if truncated:
+                self._problem(f"html_truncated:{part_id}")
+                incomplete = True
+        text = strip_controls(normalise_newlines(text))
+        room = MAX_BODY_CHARS - self._chars
+        if len(text) > room:
+            text = text[: max(room, 0)]
+            self._problem("body_truncated")
+            incomplete = True
+        self._chars += len(text)
+        return ([text] if text else []), incomplete
+
+
+def iso_date(date_header: str | None, internal_date: object) -> str | None:
+    """ISO 8601 from the Date header; else from Gmail's `internalDate` (epoch ms, as a string); else None."""
+    if isinstance(date_header, str) and date_header.strip():
+        try:
+            parsed = email.utils.parsedate_to_datetime(one_line(date_header[:256]))
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=dt.UTC)
+            return parsed.isoformat()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            pass
+    try:
+        millis = int(internal_date) if isinstance(internal_date, str | int) else None
+        if millis is not None:
+            return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
+    except (ValueError, OverflowError, OSError):
+        pass
+    return None

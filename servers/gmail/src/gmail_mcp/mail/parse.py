@@ -1,0 +1,195 @@
+"""Gmail API message resources (`users.messages.get`) → clean Python objects.
+
+Content is untrusted: every field may be missing, of the wrong type or hostile. Nothing here
+raises for bad content except `MessageMalformed` when the resource is not a message at all;
+what cannot be decoded is skipped and reported in `ParsedEmail.problems` / `body_incomplete`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InvalidField, MessageMalformed
+from .headers import HeaderMap, decode_header_value, header_map, raw_header
+from .mime import Attachment, BodyRenderer, collect_attachments, iso_date
+
+__all__ = [
+    "Attachment",
+    "HeaderMap",
+    "ParsedEmail",
+    "decode_header_value",
+    "header_map",
+    "parse_full",
+    "slice_body",
+    "summarize",
+]
+
+_INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2060-\u206f\ufeff]+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass
+class ParsedEmail:
+    """One message as read from `format=full`. Header fields are decoded, single-line text."""
+
+    id: str
+    thread_id: str
+    from_: str
+    to: str
+    cc: str
+    bcc: str | None
+    reply_to: str | None
+    subject: str
+    date: str | None  # ISO 8601
+    message_id: str  # raw `<id@host>` values, for threading replies
+    in_reply_to: str
+    references: str
+    labels: list[str]
+    unread: bool
+    snippet: str
+    body: str
+    attachments: list[Attachment] = field(default_factory=list)
+    body_incomplete: bool = False  # some text could not be decoded, or the body was cut at a limit
+    problems: list[str] = field(default_factory=list)  # machine-readable notes: "undecodable_part:1", ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; `from_` is spelt `from`, `bcc` / `reply_to` only when present."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "thread_id": self.thread_id,
+            "from": self.from_,
+            "to": self.to,
+            "cc": self.cc,
+        }
+        if self.bcc is not None:
+            out["bcc"] = self.bcc
+        if self.reply_to is not None:
+            out["reply_to"] = self.reply_to
+        out.update(
+            subject=self.subject,
+            date=self.date,
+            message_id=self.message_id,
+            in_reply_to=self.in_reply_to,
+            references=self.references,
+            labels=list(self.labels),
+            unread=self.unread,
+            snippet=self.snippet,
+            body=self.body,
+            attachments=[a.to_dict() for a in self.attachments],
+            body_incomplete=self.body_incomplete,
+            problems=list(self.problems),
+        )
+        return out
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _payload(resource: Mapping[str, Any]) -> dict[str, Any] | None:
+    payload = resource.get("payload")
+    return payload if isinstance(payload, dict) else None
+
+
+def _check_resource(resource: object) -> Mapping[str, Any]:
+    if not isinstance(resource, Mapping) or not isinstance(resource.get("id"), str):
+        raise MessageMalformed("the Gmail API returned something that is not a message resource")
+    return resource
+
+
+def _labels(resource: Mapping[str, Any], label_names: Mapping[str, str]) -> tuple[list[str], bool]:
+    ids = resource.get("labelIds")
+    ids = [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+    return [label_names.get(i, i) for i in ids], "UNREAD" in ids
+
+
+def _snippet(resource: Mapping[str, Any]) -> str:
+    text = html.unescape(_str(resource.get("snippet"))[:4096])
+    return _WHITESPACE.sub(" ", _INVISIBLE.sub("", text)).strip()
+
+
+def _optional(headers: HeaderMap, name: str) -> str | None:
+    return decode_header_value(headers[name]) if name in headers else None
+
+
+def summarize(
+    resource: dict[str, Any],
+    label_names: Mapping[str, str],
+    *,
+    has_attachments_hint: bool | None = None,
+) -> dict[str, Any]:
+    """A list-view summary of a `format=metadata` (or `full`) resource.
+
+    `has_attachments` comes from the payload's parts when there are any. The metadata format
+    carries no parts, so it is then `has_attachments_hint` (e.g. the caller knows the message
+    matched `has:attachment`), else False: a summary cannot know about attachments by itself.
+    """
+    resource = dict(_check_resource(resource))
+    payload = _payload(resource) or {}
+    headers = header_map(payload.get("headers", []))
+    labels, unread = _labels(resource, label_names)
+    if isinstance(payload.get("parts"), list):
+        has_attachments = bool(collect_attachments(payload, [], limit=1))
+    else:
+        has_attachments = bool(has_attachments_hint)
+    return {
+        "id": resource["id"],
+        "thread_id": _str(resource.get("threadId")),
+        "from": decode_header_value(headers.get("from", "")),
+        "to": decode_header_value(headers.get("to", "")),
+        "subject": decode_header_value(headers.get("subject", "")),
+        "date": iso_date(headers.get("date"), resource.get("internalDate")),
+        "snippet": _snippet(resource),
+        "labels": labels,
+        "unread": unread,
+        "has_attachments": has_attachments,
+    }
+
+
+def parse_full(resource: dict[str, Any], label_names: Mapping[str, str]) -> ParsedEmail:
+    """Read a `format=full` resource: headers, the readable body text and the attachment list."""
+    checked = _check_resource(resource)
+    payload = _payload(checked)
+    problems: list[str] = []
+    if payload is None:
+        problems.append("no_payload")
+        payload = {}
+    headers = header_map(payload.get("headers", []))
+    labels, unread = _labels(checked, label_names)
+    renderer = BodyRenderer(problems)
+    body = renderer.render(payload) if payload else ""
+    return ParsedEmail(
+        id=checked["id"],
+        thread_id=_str(checked.get("threadId")),
+        from_=decode_header_value(headers.get("from", "")),
+        to=decode_header_value(headers.get("to", "")),
+        cc=decode_header_value(headers.get("cc", "")),
+        bcc=_optional(headers, "bcc"),
+        reply_to=_optional(headers, "reply-to"),
+        subject=decode_header_value(headers.get("subject", "")),
+        date=iso_date(headers.get("date"), checked.get("internalDate")),
+        message_id=raw_header(headers, "message-id"),
+        in_reply_to=raw_header(headers, "in-reply-to"),
+        references=raw_header(headers, "references"),
+        labels=labels,
+        unread=unread,
+        snippet=_snippet(checked),
+        body=body,
+        attachments=collect_attachments(payload, problems) if payload else [],
+        body_incomplete=renderer.incomplete or not payload,
+        problems=problems,
+    )
+
+
+def slice_body(body: str, offset: int, max_chars: int) -> tuple[str, int | None]:
+    """The page `body[offset:offset + max_chars]` and the offset of the next page (None at the end)."""
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= len(body):
+        raise InvalidField("offset", "out_of_range", f"offset must be between 0 and {len(body)}")
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
+        raise InvalidField("max_chars", "out_of_range", "max_chars must be a positive integer")
+    end = min(offset + max_chars, len(body))
+    return body[offset:end], (end if end < len(body) else None)

@@ -1,0 +1,78 @@
+"""`obsidian-mcp`: serve an Obsidian vault over stdio."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS
+from obsidian_mcp.models import configure_logging
+from obsidian_mcp.server import Config, build_server
+from obsidian_mcp.vault.storage import cleanup_stale_temp_files
+
+log = logging.getLogger("obsidian_mcp")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--vault",
+    envvar="OBSIDIAN_VAULT_PATH",
+    type=click.Path(path_type=Path),
+    help="Vault folder (env OBSIDIAN_VAULT_PATH).",
+)
+@click.option(
+    "--read-only",
+    is_flag=True,
+    envvar="OBSIDIAN_MCP_READ_ONLY",
+    help="Offer no write tools (env OBSIDIAN_MCP_READ_ONLY=1).",
+)
+@click.option(
+    "--index-dir",
+    envvar="OBSIDIAN_MCP_INDEX_DIR",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder for the search index, outside the vault (env OBSIDIAN_MCP_INDEX_DIR; default: the user cache dir).",
+)
+@click.option(
+    "--rescan-seconds",
+    envvar="OBSIDIAN_MCP_RESCAN_SECONDS",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_RESCAN_SECONDS,
+    show_default=True,
+    help="How often the index re-lists the vault for edits made by other programs; 0 = before every call.",
+)
+@click.option(
+    "--log-level",
+    envvar="OBSIDIAN_MCP_LOG_LEVEL",
+    default="INFO",
+    show_default=True,
+    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+)
+def main(vault: Path | None, read_only: bool, index_dir: Path | None, rescan_seconds: float, log_level: str) -> None:
+    """Serve the vault at VAULT to an MCP client over stdio."""
+    configure_logging("obsidian-mcp", log_level)  # before the server exists, so the SDK adds no handler
+    if vault is None or not vault.expanduser().is_dir():
+        reason = "no vault given" if vault is None else f"vault folder does not exist: {vault}"
+        log.critical(f"cannot start: {reason} (use --vault PATH or OBSIDIAN_VAULT_PATH)")
+        sys.exit(2)
+
+    root = vault.expanduser().resolve()
+    if index_dir is not None:
+        index_dir = Path(os.path.realpath(index_dir.expanduser()))
+        if index_dir.is_relative_to(root):
+            log.critical("cannot start: the index folder must be outside the vault (use --index-dir PATH)")
+            sys.exit(2)
+    removed = cleanup_stale_temp_files(root)
+    if removed:
+        log.warning("removed stale temp files left by an interrupted write", extra={"count": removed})
+    # Test-only: tools named here raise an unexpected exception, so internal_error is testable end to end.
+    crash = frozenset(t.strip() for t in os.environ.get("OBSIDIAN_MCP_CRASH_TOOLS", "").split(",") if t.strip())
+    config = Config(
+        vault=root, read_only=read_only, crash_tools=crash, index_dir=index_dir, rescan_seconds=rescan_seconds
+    )
+    server = build_server(config)
+    log.info("serving vault", extra={"read_only": read_only})
+    server.run("stdio")

@@ -1,0 +1,212 @@
+"""Full-text search over the index: BM25 ranking, then the best line, its heading and a snippet.
+
+Ranking is FTS5's `bm25` with column weights (title and aliases first, then headings and tags,
+then prose, frontmatter values, and code last); `score` is its negation, so higher is better.
+For each returned note the stored line-aligned text is scanned for the line matching the most
+query terms (prose before frontmatter before code, earlier first): that gives `line`, the
+enclosing `heading`, and a one-line `snippet` of about 160 characters around the match. A note
+that matched only by title, alias or tag has `line` and `heading` null and the start of its text
+as snippet.
+
+Should FTS5 still reject a query the parser let through, the same query is answered by scanning
+the stored text in Python (slower, same filters) with a `SEARCH_DEGRADED` warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from obsidian_mcp.index.filters import folder_clause, tag_keys, tags_clause
+from obsidian_mcp.index.query import Query, parse_query
+from obsidian_mcp.index.store import COLUMNS, WEIGHTS
+from obsidian_mcp.index.sync import ProgressFn
+from obsidian_mcp.index.text import Term, fold, one_line, token_spans, tokens
+from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.vault.errors import InvalidArgument
+
+log = logging.getLogger("obsidian_mcp.index")
+
+MAX_LIMIT = 100
+SNIPPET_CHARS = 160
+_LINE_COLUMNS = ("body", "frontmatter", "code")  # line-aligned columns, in order of preference
+
+
+@dataclass(frozen=True)
+class Location:
+    line: int | None
+    heading: str | None
+    snippet: str
+
+
+def snippet_around(text: str, position: int, width: int = SNIPPET_CHARS) -> str:
+    """About `width` characters of `text` on one line, around `position`, marked with … where cut."""
+    if len(text) <= width:
+        return one_line(text)
+    start = max(0, min(position - width // 3, len(text) - width))
+    if start > 0:  # begin at a word boundary when one is near
+        space = text.find(" ", start, start + 20)
+        start = space + 1 if space != -1 else start
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", end - 20, end)
+        end = space if space > start else end
+    return ("…" if start > 0 else "") + one_line(text[start:end]) + ("…" if end < len(text) else "")
+
+
+def heading_at(headings: Sequence[Sequence[Any]], line: int) -> str | None:
+    """The text of the last heading at or above `line` (headings are [line, level, text])."""
+    current: str | None = None
+    for heading_line, _, text in headings:
+        if heading_line > line:
+            break
+        current = str(text)
+    return current
+
+
+def locate(terms: Sequence[Term], columns: dict[str, str], headings: Sequence[Sequence[Any]]) -> Location:
+    """The best matching line of a note for `terms`, its heading and a snippet."""
+    firsts = {term.tokens[0] for term in terms}
+    best: tuple[tuple[int, int, int], int, str, int] | None = None
+    for rank, name in enumerate(_LINE_COLUMNS):
+        column = columns.get(name) or ""
+        if not column:
+            continue
+        raw_lines = column.split("\n")
+        for index, folded in enumerate(fold(column).split("\n")):
+            if not any(first in folded for first in firsts):
+                continue
+            spans = token_spans(raw_lines[index])
+            words = [word for word, _, _ in spans]
+            hits = [at for at in (term.find(words) for term in terms) if at is not None]
+            if not hits:
+                continue
+            key = (len(hits), -rank, -index)
+            if best is None or key > best[0]:
+                best = (key, index + 1, raw_lines[index], spans[min(hits)][1])
+    if best is None:
+        body = columns.get("body") or ""
+        first = next((line for line in body.split("\n") if line.strip()), "")
+        return Location(None, None, snippet_around(first, 0))
+    _, line, text, position = best
+    return Location(line, heading_at(headings, line), snippet_around(text, position))
+
+
+def _check(limit: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidArgument("limit", "out_of_range", f"'limit' must be between 1 and {MAX_LIMIT}")
+
+
+def search_notes(
+    index: VaultIndex,
+    query: str,
+    folder: str = "",
+    tags: Sequence[str] = (),
+    limit: int = 20,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]:
+    """Notes matching `query` (see `index.query`), best first: {results, total, warnings}."""
+    parsed = parse_query(query)
+    _check(limit)
+    keys = tag_keys(tags)
+    folder_rel, _ = index.vault.resolve_folder(folder)
+    return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress)
+
+
+def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> dict[str, Any]:
+    conn = snapshot.conn
+    where_folder, folder_params = folder_clause(folder_rel)
+    where_tags, tag_params = tags_clause(keys)
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    sql = (
+        "SELECT n.id, n.path, n.title, n.headings, m.rank, count(*) OVER () FROM "
+        f"(SELECT rowid AS id, bm25(content_fts, {weights}) AS rank FROM content_fts WHERE content_fts MATCH ?) AS m "
+        f"JOIN notes AS n ON n.id = m.id WHERE {where_folder} AND {where_tags} ORDER BY m.rank, n.path LIMIT ?"
+    )
+    try:
+        rows = conn.execute(sql, [query.match_expression(), *folder_params, *tag_params, limit]).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "fts5" not in str(exc):
+            raise
+        log.warning("FTS5 refused a parsed query; scanning instead", extra={"sqlite_error": str(exc)[:200]})
+        return _scan(conn, query, folder_rel, keys, limit)
+    total = rows[0][5] if rows else 0
+    texts = _texts(conn, [row[0] for row in rows])
+    results = []
+    for note_id, path, title, headings, rank, _ in rows:
+        where = locate(query.terms, texts.get(note_id, {}), json.loads(headings))
+        results.append(_result(path, title, -rank, where))
+    return {"results": results, "total": total, "warnings": []}
+
+
+def _result(path: str, title: str, score: float, where: Location) -> dict[str, Any]:
+    return {
+        "path": path,
+        "title": title,
+        "score": float(f"{max(score, 0.0):.6g}") or 1e-6,
+        "line": where.line,
+        "heading": where.heading,
+        "snippet": where.snippet,
+    }
+
+
+def _texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict[str, str]]:
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    rows = conn.execute(f"SELECT id, body, frontmatter, code FROM content WHERE id IN ({marks})", ids)
+    return {row[0]: dict(zip(_LINE_COLUMNS, row[1:], strict=True)) for row in rows}
+
+
+# -- the slow path -----------------------------------------------------------------------------
+
+
+def _column_score(query: Query, columns: Sequence[str]) -> float | None:
+    """A simple weighted term count over the columns, or None when the note does not match."""
+    words = [tokens(text) for text in columns]
+    if any(term.find(column) is not None for term in query.excluded for column in words):
+        return None
+    score = 0.0
+    for group in query.groups:
+        found = [
+            weight
+            for term in group
+            for weight, column in zip(WEIGHTS, words, strict=True)
+            if term.find(column) is not None
+        ]
+        if not found:
+            return None
+        score += sum(found)
+    length = sum(len(column) for column in words)
+    return score / (1.0 + math.log1p(length))
+
+
+def _scan(conn: sqlite3.Connection, query: Query, folder_rel: str, keys: list[str], limit: int) -> dict[str, Any]:
+    where_folder, folder_params = folder_clause(folder_rel)
+    where_tags, tag_params = tags_clause(keys)
+    rows = conn.execute(
+        f"SELECT n.path, n.title, n.headings, {', '.join('c.' + c for c in COLUMNS)} FROM notes AS n "
+        f"JOIN content AS c ON c.id = n.id WHERE {where_folder} AND {where_tags}",
+        [*folder_params, *tag_params],
+    )
+    scored: list[tuple[float, str, str, str, dict[str, str]]] = []
+    for path, title, headings, *columns in rows:
+        score = _column_score(query, columns)
+        if score is not None:
+            named = dict(zip(COLUMNS, columns, strict=True))
+            scored.append((score, path, title, headings, named))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    results = [
+        _result(path, title, score, locate(query.terms, named, json.loads(headings)))
+        for score, path, title, headings, named in scored[:limit]
+    ]
+    warning = {
+        "code": "SEARCH_DEGRADED",
+        "message": "the search index could not run this query; results come from a slower plain scan",
+    }
+    return {"results": results, "total": len(scored), "warnings": [warning]}

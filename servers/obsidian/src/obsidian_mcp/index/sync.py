@@ -1,0 +1,177 @@
+"""Bringing the index in line with the vault: which notes changed, and writing their records.
+
+A note is re-read when its (mtime, size) differs from what was stored, or when it was *racy*:
+modified within `RACY_SECONDS` of being indexed, where a second change in the same clock tick
+could keep both values (the "racy git" problem). Racy notes are re-read and compared by content
+hash until they settle. Nothing else reads files, so an unchanged vault costs one listing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from obsidian_mcp.index.extract import NoteRecord, extract
+from obsidian_mcp.index.store import COLUMNS
+from obsidian_mcp.vault.errors import VaultError
+from obsidian_mcp.vault.links import fold, stem
+from obsidian_mcp.vault.paths import NOTE_SUFFIX, NoteInfo, Vault
+from obsidian_mcp.vault.storage import etag_of, read_bytes
+
+ProgressFn = Callable[[int, int], None]
+"""Called with (notes done, notes to do) while many notes are (re)indexed."""
+
+RACY_SECONDS = 2.0
+BATCH = 200  # notes per transaction, and between progress reports
+PROGRESS_MIN = 100  # smaller syncs report nothing
+
+
+@dataclass(frozen=True)
+class Stamp:
+    id: int
+    mtime: float
+    size: int
+    hash: str
+    racy: bool
+
+
+def load_stamps(conn: sqlite3.Connection) -> dict[str, Stamp]:
+    rows = conn.execute("SELECT path, id, mtime, size, hash, racy FROM notes")
+    return {path: Stamp(id, mtime, size, hash, bool(racy)) for path, id, mtime, size, hash, racy in rows}
+
+
+def plan_full(stamps: dict[str, Stamp], infos: Iterable[NoteInfo]) -> tuple[list[NoteInfo], list[str]]:
+    """(notes to read, paths gone) after a full listing of the vault."""
+    seen: set[str] = set()
+    todo: list[NoteInfo] = []
+    for info in infos:
+        seen.add(info.rel)
+        known = stamps.get(info.rel)
+        if known is None or known.racy or known.mtime != info.mtime or known.size != info.size:
+            todo.append(info)
+    return todo, [path for path in stamps if path not in seen]
+
+
+def plan_paths(stamps: dict[str, Stamp], vault: Vault, paths: Iterable[Path]) -> tuple[list[NoteInfo], list[str]]:
+    """(notes to read, paths gone) for specific files this server wrote (real paths)."""
+    todo: list[NoteInfo] = []
+    gone: list[str] = []
+    for path in paths:
+        if not path.is_relative_to(vault.root):
+            continue
+        parts = path.relative_to(vault.root).parts
+        if not parts or any(p.startswith(".") for p in parts) or not parts[-1].endswith(NOTE_SUFFIX):
+            continue
+        rel = "/".join(parts)
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            if rel in stamps:
+                gone.append(rel)
+            continue
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            todo.append(NoteInfo(rel=rel, size=info.st_size, mtime=info.st_mtime))
+    return todo, gone
+
+
+def _delete(conn: sqlite3.Connection, note_id: int) -> None:
+    for table, key in (("content", "id"), ("tags", "note_id"), ("links", "note_id"), ("notes", "id")):
+        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (note_id,))
+
+
+def _insert(conn: sqlite3.Connection, info: NoteInfo, digest: str, racy: bool, record: NoteRecord) -> int:
+    cursor = conn.execute(
+        "INSERT INTO notes(path, mtime, size, hash, racy, title, headings) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (info.rel, info.mtime, info.size, digest, int(racy), record.title, json.dumps(record.headings)),
+    )
+    note_id = cursor.lastrowid
+    assert note_id is not None
+    name = stem(info.rel)
+    values = (
+        record.title if record.title == name else f"{record.title}\n{name}",  # the file name is searchable too
+        "\n".join(record.aliases),
+        "\n".join(text for _, _, text in record.headings),
+        " ".join(record.tags),
+        record.body,
+        record.frontmatter,
+        record.code,
+    )
+    conn.execute(
+        f"INSERT INTO content(id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})", (note_id, *values)
+    )
+    conn.executemany(
+        "INSERT INTO tags(note_id, tag, fold) VALUES (?, ?, ?)", [(note_id, tag, fold(tag)) for tag in record.tags]
+    )
+    conn.executemany(
+        "INSERT INTO links(note_id, line, kind, target, embed, key) VALUES (?, ?, ?, ?, ?, ?)",
+        [(note_id, link.line, link.kind, link.target, int(link.embed), link.key) for link in record.links],
+    )
+    return note_id
+
+
+def apply(
+    conn: sqlite3.Connection,
+    vault: Vault,
+    stamps: dict[str, Stamp],
+    todo: list[NoteInfo],
+    gone: list[str],
+    progress: ProgressFn | None = None,
+) -> int:
+    """Read and index `todo`, drop `gone`; updates `stamps` as it commits. Returns notes indexed."""
+    total = len(todo)
+    report = progress if progress is not None and total >= PROGRESS_MIN else None
+    indexed = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for rel in gone:
+            _delete(conn, stamps.pop(rel).id)
+        for done, info in enumerate(todo, 1):
+            indexed += _index_one(conn, vault, stamps, info)
+            if done % BATCH == 0:
+                conn.execute("COMMIT")
+                if report is not None:
+                    report(done, total)
+                conn.execute("BEGIN IMMEDIATE")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    if report is not None:
+        report(total, total)
+    return indexed
+
+
+def _index_one(conn: sqlite3.Connection, vault: Vault, stamps: dict[str, Stamp], info: NoteInfo) -> int:
+    """Index one note (or notice it is unchanged / gone). Returns 1 when its record was written."""
+    known = stamps.get(info.rel)
+    try:
+        data = read_bytes(vault.ensure_inside(vault.root / info.rel, info.rel))
+    except (OSError, VaultError):  # gone, unreadable, or refused since it was listed (a swapped symlink)
+        data = None
+    if data is None:
+        if known is not None:
+            _delete(conn, stamps.pop(info.rel).id)
+        return 0
+    digest = etag_of(data)
+    racy = time.time() - info.mtime < RACY_SECONDS
+    if known is not None and known.hash == digest and known.size == len(data):
+        conn.execute(
+            "UPDATE notes SET mtime = ?, size = ?, racy = ? WHERE id = ?", (info.mtime, info.size, int(racy), known.id)
+        )
+        stamps[info.rel] = Stamp(known.id, info.mtime, info.size, digest, racy)
+        return 0
+    if known is not None:
+        _delete(conn, known.id)
+    record = extract(data.decode("utf-8", errors="replace"), info.rel)
+    note_id = _insert(conn, NoteInfo(info.rel, len(data), info.mtime), digest, racy, record)
+    stamps[info.rel] = Stamp(note_id, info.mtime, len(data), digest, racy)
+    return 1

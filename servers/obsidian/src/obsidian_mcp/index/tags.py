@@ -1,0 +1,37 @@
+"""Tag counts from the index: how many notes carry each tag.
+
+Each tag is counted as written (`#project/alpha` counts for `project/alpha`, not for `project`;
+Obsidian's tag pane shows the same counts and draws the hierarchy from the names). Tags compare
+case-insensitively; the spelling shown is the most common one. Sorted by count, then name.
+Tags inside code are not tags (the parser skips code).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from obsidian_mcp.index.filters import folder_clause
+from obsidian_mcp.index.sync import ProgressFn
+from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+
+
+def list_tags(index: VaultIndex, folder: str = "", progress: ProgressFn | None = None) -> dict[str, Any]:
+    """{tags: [{tag, count}]} for the notes under `folder` ('' for the whole vault)."""
+    folder_rel, _ = index.vault.resolve_folder(folder)
+    return index.run(lambda snapshot: _count(snapshot, folder_rel), progress)
+
+
+def _count(snapshot: Snapshot, folder_rel: str) -> dict[str, Any]:
+    where, params = folder_clause(folder_rel)
+    rows = snapshot.conn.execute(
+        f"SELECT t.fold, t.tag, count(*) FROM tags AS t JOIN notes AS n ON n.id = t.note_id WHERE {where} "
+        "GROUP BY t.fold, t.tag",
+        params,
+    )
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for key, tag, count in rows:
+        spellings[key][tag] += count
+    counted = [(sum(forms.values()), min(forms, key=lambda form: (-forms[form], form))) for forms in spellings.values()]
+    counted.sort(key=lambda item: (-item[0], item[1].casefold(), item[1]))
+    return {"tags": [{"tag": tag, "count": count} for count, tag in counted]}

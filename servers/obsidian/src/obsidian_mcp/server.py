@@ -1,0 +1,52 @@
+"""Assembles the obsidian-mcp server: the contract middleware, the vault, and the tool modules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from obsidian_mcp.errors import to_contract
+from obsidian_mcp.index.changes import TrackedLocks
+from obsidian_mcp.index.store import default_index_dir, index_location
+from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, VaultIndex
+from obsidian_mcp.models import ContractServer
+from obsidian_mcp.tools import links as link_tools
+from obsidian_mcp.tools import notes as note_tools
+from obsidian_mcp.tools import search as search_tools
+from obsidian_mcp.vault.paths import Vault
+
+INSTRUCTIONS = (
+    "Work with an Obsidian vault. Paths are vault-relative with '/', '.md' optional. "
+    "Errors are JSON objects {error, message, details}; details.reason says why a path was refused."
+)
+
+
+WRITE_TOOLS = note_tools.WRITE_TOOLS + link_tools.WRITE_TOOLS
+
+
+@dataclass(frozen=True)
+class Config:
+    vault: Path
+    read_only: bool = False
+    crash_tools: frozenset[str] = field(default_factory=frozenset)
+    index_dir: Path | None = None  # None: the user cache dir
+    rescan_seconds: float = DEFAULT_RESCAN_SECONDS
+
+
+def build_server(config: Config) -> ContractServer:
+    server = ContractServer(
+        name="obsidian-mcp",
+        mapper=to_contract,
+        instructions=INSTRUCTIONS,
+        read_only=config.read_only,
+        write_tools=WRITE_TOOLS,
+        crash_tools=config.crash_tools,
+    )
+    vault = Vault(config.vault)
+    locks = TrackedLocks()  # every write tool shares it, so the index sees their writes at once
+    location = index_location(config.index_dir or default_index_dir(), vault.root)
+    index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds)
+    note_tools.register(server, vault, locks, read_only=config.read_only)
+    search_tools.register(server, index)
+    link_tools.register(server, vault, index, locks, read_only=config.read_only)
+    return server

@@ -1,0 +1,1 @@
+"""Thin MCP tool functions, one module per tool area."""

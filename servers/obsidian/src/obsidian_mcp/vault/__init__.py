@@ -1,0 +1,6 @@
+"""The vault domain: safe paths, note parsing, precise edits, atomic storage. Knows nothing of MCP.
+
+Modules: `paths` (Vault, resolve), `markdown` (parse_note), `edits` (pure text edits),
+`yaml_roundtrip` (ruamel frontmatter editing), `storage` (atomic writes, locks, trash),
+`notes` (the operations the tools call), `errors` (the domain exceptions).
+"""

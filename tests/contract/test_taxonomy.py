@@ -1,0 +1,39 @@
+"""Both servers define the same taxonomy and the same error shape (their models.py are duplicates by design)."""
+
+from __future__ import annotations
+
+import gmail_mcp.models as gmail_models
+import obsidian_mcp.models as obsidian_models
+
+from tests.contract.checks import spec
+
+EIGHT = {
+    "auth_required",
+    "not_found",
+    "rate_limited",
+    "send_failed",
+    "permission_denied",
+    "parse_error",
+    "mcp_unavailable",
+    "internal_error",
+}
+
+
+def test_both_servers_define_exactly_the_eight_codes() -> None:
+    assert set(gmail_models.ERROR_CODES) == EIGHT
+    assert set(obsidian_models.ERROR_CODES) == EIGHT
+    assert len(gmail_models.ERROR_CODES) == 8
+
+
+def test_both_servers_define_the_same_error_shape_and_details_conventions() -> None:
+    assert gmail_models.MCPError.model_json_schema() == obsidian_models.MCPError.model_json_schema()
+    assert gmail_models.REQUIRED_DETAIL_KEYS == obsidian_models.REQUIRED_DETAIL_KEYS
+    assert gmail_models.RETRYABLE_CODES == obsidian_models.RETRYABLE_CODES
+
+
+def test_the_spec_error_schema_is_the_model_schema() -> None:
+    for server in ("gmail-mcp", "obsidian-mcp"):
+        assert spec(server)["$defs"]["MCPError"] == obsidian_models.MCPError.model_json_schema()
+        for tool in spec(server)["tools"]:
+            codes = tool["errorSchema"]["allOf"][1]["properties"]["error"]["enum"]
+            assert set(codes) <= EIGHT and "internal_error" in codes, tool["name"]
