@@ -12,14 +12,21 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
+import signal
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from typing import Any, Literal, get_args
 
+import anyio
+import mcp_types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ContentBlock, InputRequiredResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pythonjsonlogger.json import JsonFormatter
@@ -186,6 +193,14 @@ class ContractServer(MCPServer[Any]):
         self.read_only = read_only
         self.write_tools = frozenset(write_tools)
         self.crash_tools = frozenset(crash_tools)
+        self.calls = InFlight()
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdio behind `guarded_stdio`; on SIGTERM, end once the calls in flight are done."""
+        signal.signal(signal.SIGTERM, self.calls.terminate)
+        async with guarded_stdio() as (stdin, stdout), stdio_server(stdin, stdout) as (read, write):
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -194,6 +209,7 @@ class ContractServer(MCPServer[Any]):
         token = REQUEST_ID.set(request_id)
         started = time.perf_counter()
         error: MCPError | None = None
+        self.calls.enter()
         try:
             error = self._refuse(name, arguments, request_id)
             if error is None:
@@ -217,11 +233,16 @@ class ContractServer(MCPServer[Any]):
                 },
             )
             REQUEST_ID.reset(token)
+            self.calls.leave()
         assert error is not None  # every path that did not return a success set one
         return error_result(error)
 
     def _refuse(self, name: str, arguments: dict[str, Any], request_id: str) -> MCPError | None:
         """Checks made before the SDK sees the call: unknown tool, read-only mode, unexpected arguments."""
+        if self.calls.stopping:
+            return contract_error(
+                "mcp_unavailable", "the server is shutting down; start it again", request_id, service="server"
+            )
         tool = self._tool_manager.get_tool(name)
         if tool is None:
             if self.read_only and name in self.write_tools:
@@ -257,3 +278,142 @@ class ContractServer(MCPServer[Any]):
     def _unexpected(exc: BaseException, request_id: str) -> MCPError:
         log.error("unexpected failure", exc_info=(type(exc), exc, exc.__traceback__))
         return contract_error("internal_error", f"internal error (request id {request_id})", request_id)
+
+
+# --- process lifecycle ----------------------------------------------------------------------------
+
+
+class InFlight:
+    """Counts running tool calls so SIGTERM can let a write in progress finish before the process ends.
+
+    The SDK's stdin reader thread blocks interpreter shutdown (a handler calling sys.exit() hangs),
+    so the handler waits on a helper thread for the calls to finish (at most GRACE seconds), then
+    ends the process with os._exit(0). Calls arriving meanwhile are refused as mcp_unavailable.
+    """
+
+    GRACE = 10.0
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = threading.Condition()
+        self.stopping = False
+
+    def enter(self) -> None:
+        with self._idle:
+            self._count += 1
+
+    def leave(self) -> None:
+        with self._idle:
+            self._count -= 1
+            self._idle.notify_all()
+
+    def terminate(self, signum: int, frame: object) -> None:
+        self.stopping = True
+        threading.Thread(target=self._exit_when_idle, name="sigterm", daemon=True).start()
+
+    def _exit_when_idle(self) -> None:
+        with self._idle:
+            finished = self._idle.wait_for(lambda: self._count == 0, timeout=self.GRACE)
+        logging.getLogger("mcp_contract.lifecycle").info("terminating on SIGTERM", extra={"calls_finished": finished})
+        time.sleep(0.05)  # let the answers of the calls that just finished reach stdout
+        os._exit(0)
+
+
+# --- stdio in front of the SDK (JSON-RPC errors the SDK would not send) ---------------------------
+
+JSONRPC_PARSE_ERROR, JSONRPC_INVALID_REQUEST, JSONRPC_INVALID_PARAMS = -32700, -32600, -32602
+
+
+def wire_problem(line: str) -> dict[str, Any] | None:
+    """The JSON-RPC error answer for a line the SDK would drop or leave unanswered; None if the line is fine.
+
+    The SDK's stdio transport drops unparseable lines and does not answer malformed requests that
+    carry an id, so a client would wait forever. Requests the SDK can route (even to an unknown
+    method, which it answers with -32601) pass through untouched.
+    """
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return _rpc_error(None, JSONRPC_PARSE_ERROR, "Parse error: the line is not valid JSON")
+    if not isinstance(message, dict):
+        return _rpc_error(None, JSONRPC_INVALID_REQUEST, "Invalid Request: expected a JSON-RPC object")
+    ident = message.get("id")
+    ident = ident if isinstance(ident, str | int) and not isinstance(ident, bool) else None
+    if message.get("jsonrpc") != "2.0" or not isinstance(message.get("method", ""), str):
+        return _rpc_error(ident, JSONRPC_INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    params = message.get("params")
+    if "method" in message and params is not None and not isinstance(params, dict):
+        return _rpc_error(ident, JSONRPC_INVALID_PARAMS, "Invalid params: params must be an object")
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:
+        if "method" in message:
+            return _rpc_error(ident, JSONRPC_INVALID_PARAMS, "Invalid params: the request does not match the schema")
+        return _rpc_error(ident, JSONRPC_INVALID_REQUEST, "Invalid Request: not a valid JSON-RPC 2.0 message")
+    return None
+
+
+def _rpc_error(ident: str | int | None, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+class _WireOut:
+    """The protocol's stdout: whole lines, one writer at a time, so error answers never tear a frame."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        data = text.encode("utf-8")
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._write_all, data)
+
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def flush(self) -> None:
+        return None
+
+
+class _GuardedLines:
+    """stdin lines for the SDK, minus those `wire_problem` answers itself."""
+
+    def __init__(self, source: Any, out: _WireOut) -> None:
+        self._source = source
+        self._out = out
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self._source:
+            if not line.strip():
+                continue
+            problem = wire_problem(line)
+            if problem is None:
+                yield line
+            else:
+                log.warning("malformed JSON-RPC line answered", extra={"rpc_error": problem["error"]["code"]})
+                await self._out.write(json.dumps(problem) + "\n")
+
+
+@asynccontextmanager
+async def guarded_stdio() -> AsyncIterator[tuple[Any, Any]]:
+    """The process's stdin/stdout for the SDK, with fd 0 and fd 1 diverted while serving.
+
+    Stray reads get EOF and stray prints go to stderr, so nothing but protocol reaches stdout.
+    """
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    reader = os.fdopen(wire_in, "r", encoding="utf-8", errors="replace", newline="\n")
+    out = _WireOut(wire_out)
+    try:
+        yield _GuardedLines(anyio.wrap_file(reader), out), out
+    finally:
+        os.dup2(wire_out, 1)

@@ -1,0 +1,3 @@
+from gmail_mcp.cli import main
+
+main()
