@@ -66,6 +66,9 @@ class EmulatorHTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle on, the body waits for the client's
+    # delayed ACK (~40 ms a request), which would swamp any latency a benchmark injects.
+    disable_nagle_algorithm = True
     server_version = "ESF"
     sys_version = ""
     timeout = 60

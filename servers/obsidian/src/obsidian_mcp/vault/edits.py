@@ -26,9 +26,6 @@ import re
 import unicodedata
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap
-
-from obsidian_mcp.vault import yaml_roundtrip
 from obsidian_mcp.vault.errors import HeadingNotFound, InvalidArgument
 from obsidian_mcp.vault.markdown import (
     BOM,
@@ -194,6 +191,11 @@ def update_frontmatter(text: str, set: dict[str, Any], remove: list[str], path: 
         return text, current
     newline = newline_of(text) or "\n"
     source = span.yaml_text(text).replace("\r\n", "\n") if span else ""
+    # Imported here: ruamel.yaml costs ~80 ms, and only frontmatter edits need it (start-up stays lean).
+    from ruamel.yaml.comments import CommentedMap
+
+    from obsidian_mcp.vault import yaml_roundtrip
+
     rt = yaml_roundtrip.make_yaml(source)
     data = yaml_roundtrip.load_mapping(rt, source, span, text, path) if span else CommentedMap()
     for key in remove:

@@ -1,0 +1,63 @@
+"""Start-up: spawn → initialize → tools/list answered, for both servers and a bare MCPServer, same run.
+
+Each server is started as `python -m <module>` from the project's environment (no `uv run`
+wrapper, whose own start-up would dominate), alternating the three so load drifts hit all
+alike. Prints median times and the ratio to the bare server (target ≤ 1.15×).
+
+    uv run python bench/startup.py [--runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.contract.raw import RawServer
+
+BENCH = Path(__file__).resolve().parent
+
+
+def spawn_to_tools_list(module: str, args: list[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    server = RawServer(module, args, env)
+    server.initialize()
+    reply = server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    elapsed = time.perf_counter() - started
+    assert "result" in reply, reply
+    server.close()
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp) / "vault"
+        vault.mkdir()
+        (vault / "Note.md").write_text("# Note\n")
+        cases = {
+            "bare MCPServer": ("bench.bare_server", [], None),
+            "obsidian-mcp": ("obsidian_mcp", ["--vault", str(vault)], {"OBSIDIAN_MCP_INDEX_DIR": f"{tmp}/index"}),
+            "gmail-mcp": ("gmail_mcp", [], {"GMAIL_MCP_TOKEN_FILE": f"{tmp}/none.json"}),
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(runs):
+            for name, (module, args, env) in cases.items():
+                times[name].append(spawn_to_tools_list(module, args, env))
+    base = statistics.median(times["bare MCPServer"])
+    print(f"start-up, spawn → tools/list answered, median of {runs} runs")
+    print(f"{'server':<16}{'median s':>10}{'p90 s':>10}{'ratio':>8}")
+    for name, values in times.items():
+        p90 = statistics.quantiles(values, n=10)[-1]
+        print(f"{name:<16}{statistics.median(values):>10.3f}{p90:>10.3f}{statistics.median(values) / base:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
