@@ -175,7 +175,7 @@ async def test_internal_error_hides_the_crash(gmail_env: dict[str, str]) -> None
 
 
 def test_send_failed_is_in_the_taxonomy() -> None:
-    # send_email / send_draft (issue 7) are the tools that can return it; until they land it cannot arise.
+    # send_email / send_draft return it: test_gmail_write_contract.py exercises both delivery values.
     from gmail_mcp.models import ERROR_CODES
 
     assert "send_failed" in ERROR_CODES

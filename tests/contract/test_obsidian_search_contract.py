@@ -4,13 +4,14 @@ error code they can return is produced, and a first index build reports progress
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from mcp_types import TextContent
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import running
+from tests.contract.harness import REPO, UV, running, server_env
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
@@ -106,7 +107,14 @@ async def test_permission_denied_for_moves_onto_notes_and_out_of_the_vault(
         assert_error(session, answer, "permission_denied", server=SERVER, tool="search_notes", reason="outside_vault")
         answer = await session.call("get_backlinks", {"path": "/etc/passwd"})
         assert_error(session, answer, "permission_denied", server=SERVER, tool="get_backlinks", reason="outside_vault")
+        answer = await session.call("list_tags", {"folder": ".obsidian"})
+        assert_error(session, answer, "permission_denied", server=SERVER, tool="list_tags", reason="hidden_path")
+        settings = vault / ".obsidian" / "daily-notes.json"
+        settings.write_text('{"folder": "../elsewhere"}', encoding="utf-8")
+        answer = await session.call("daily_note", {"date": "2026-11-22"})
+        assert_error(session, answer, "permission_denied", server=SERVER, tool="daily_note", reason="outside_vault")
     assert (vault / "Inbox.md").exists() and (vault.parent / "outside.md").read_text() == "outside\n"
+    assert not (vault.parent / "elsewhere").exists()
     assert not (vault.parent / "outside-2.md").exists()
 
 
@@ -120,6 +128,11 @@ async def test_permission_denied_for_moves_onto_notes_and_out_of_the_vault(
         ("search_notes", {"query": "x", "limit": 0}, "limit", "greater_than_equal"),
         ("daily_note", {"date": "2026-13-45"}, "date", "invalid_date"),
         ("daily_note", {"date": "23/11/2026"}, "date", "invalid_date"),
+        ("daily_note", {"create": "sometimes"}, "create", "bool_parsing"),
+        ("list_tags", {"folder": 7}, "folder", "string_type"),
+        ("get_backlinks", {}, "path", "missing"),
+        ("move_note", {"path": "Inbox"}, "new_path", "missing"),
+        ("search_notes", {"query": "x", "tags": "project"}, "tags", "list_type"),
     ],
 )
 async def test_parse_error_for_unusable_queries_and_dates(
@@ -128,6 +141,14 @@ async def test_parse_error_for_unusable_queries_and_dates(
     async with running(obsidian(vault), index_env) as session:
         answer = await session.call(tool, arguments)
         assert_error(session, answer, "parse_error", server=SERVER, tool=tool, field=field, reason=reason)
+
+
+async def test_internal_error_in_a_search_tool_is_hidden(vault: Path, index_env: dict[str, str]) -> None:
+    env = {**index_env, "OBSIDIAN_MCP_CRASH_TOOLS": "search_notes"}
+    async with running(obsidian(vault), env) as session:
+        answer = await session.call("search_notes", {"query": "shed"})
+        details = assert_error(session, answer, "internal_error", server=SERVER, tool="search_notes")
+        assert answer.payload["message"] == f"internal error (request id {details['request_id']})"
 
 
 async def test_mcp_unavailable_when_the_vault_vanishes(vault: Path, index_env: dict[str, str]) -> None:
@@ -187,3 +208,19 @@ async def test_the_first_build_of_a_large_vault_reports_progress(tmp_path: Path,
     assert len(seen) >= 5, seen
     assert all(total == 2000 for _, total in seen)
     assert seen[-1][0] == 2000 and [p for p, _ in seen] == sorted(p for p, _ in seen)
+
+
+def test_an_index_folder_inside_the_vault_is_refused_at_start(vault: Path) -> None:
+    proc = subprocess.run(
+        [UV, "run", "--quiet", "--locked", *obsidian(vault, "--index-dir", str(vault / ".obsidian" / "index"))],
+        cwd=REPO,
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "outside the vault" in json.loads(lines[0])["message"]
+    assert not (vault / ".obsidian" / "index").exists()

@@ -179,3 +179,28 @@ def test_http_control_api(emu: Emulator, svc: Any) -> None:
     assert emu.request_log() == []
     status, body = _control(emu, "POST", "faults", {"route": "x", "bogus": 1})
     assert status == 400 and "bogus" in body["error"]["message"]
+
+
+def test_http_control_api_mailbox_and_tokens(emu: Emulator) -> None:
+    raw = b"From: x@example.org\r\nTo: me@example.com\r\nSubject: planted\r\nMessage-ID: <p-1@x>\r\n\r\nhi\r\n"
+    status, planted = _control(
+        emu,
+        "POST",
+        "messages",
+        {"raw": base64.urlsafe_b64encode(raw).decode(), "labelIds": ["INBOX"], "internalDate": 1790000000000},
+    )
+    assert status == 200 and emu.mailbox.get_raw(planted["id"]) == raw
+    status, got = _control(emu, "GET", f"messages/{planted['id']}/raw")
+    assert base64.urlsafe_b64decode(got["raw"]) == raw
+    assert _control(emu, "GET", "messages/0000/raw")[0] == 404
+    assert _control(emu, "GET", "sent?header=Message-ID&value=%3Cdinner_1%40seed.example.com%3E")[1] == {
+        "ids": [emu.seeded["dinner_1"]]
+    }
+    assert _control(emu, "GET", "seeded")[1]["messages"] == emu.seeded
+    assert _control(emu, "POST", "auth_code", {})[1]["code"].startswith("4/")
+    tok = _control(emu, "POST", "token", {})[1]
+    assert _control(emu, "POST", "expire_token", {"access_token": tok["token"]})[0] == 200
+    assert _control(emu, "POST", "revoke_token", {"refresh_token": tok["refresh_token"]})[0] == 200
+    assert _control(emu, "POST", "latency", {"seconds": 0.05})[0] == 200
+    assert emu.current_latency() == 0.05
+    assert _control(emu, "GET", "nope")[0] == 404

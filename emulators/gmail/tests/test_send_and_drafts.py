@@ -165,3 +165,27 @@ def test_draft_create_via_media_upload_and_q(emu: Emulator, svc: Any) -> None:
     assert emu.mailbox.get_raw(created["message"]["id"]) == raw
     found = svc.users().drafts().list(userId="me", q="zebra").execute()
     assert [d["id"] for d in found["drafts"]] == [created["id"]]
+
+
+def test_concurrent_sends_are_all_stored(emu: Emulator, service_for: Any) -> None:
+    import threading
+
+    services = [service_for() for _ in range(6)]
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(5):
+                raw = rfc822(f"concurrent {n}-{i}", msgid=f"<c-{n}-{i}@client>")
+                services[n].users().messages().send(userId="me", body={"raw": b64(raw)}).execute()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(emu.mailbox.message_ids("SENT")) == 4 + 30
+    assert len(set(emu.mailbox.message_ids())) == len(emu.mailbox.message_ids())

@@ -44,7 +44,7 @@ def test_queries_become_quoted_token_strings(text: str, expected: str) -> None:
     assert expr(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "   ", '"', '""', "*", "-", "(((", "^", "!!! ---", "\x00", "OR -x" * 0 + "-"])
+@pytest.mark.parametrize("text", ["", "   ", '"', '""', "*", "-", "(((", "^", "!!! ---", "\x00"])
 def test_nothing_searchable_is_an_empty_query(text: str) -> None:
     with pytest.raises(InvalidArgument) as caught:
         parse_query(text)

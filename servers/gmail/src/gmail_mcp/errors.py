@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from gmail_mcp.api.errors import (
     ApiForbidden,
     ApiNotFound,
@@ -58,7 +60,10 @@ def to_contract(exc: BaseException, request_id: str, *, read_only: bool = False)
         case InvalidField():
             return contract_error("parse_error", str(exc), request_id, field=exc.field, reason=exc.reason)
         case AttachmentNotFound():
-            return contract_error("not_found", str(exc), request_id, resource="attachment_file", path=exc.path)
+            name = PurePath(exc.path).name or "(no name)"  # the caller's own path, but never echo it whole
+            return contract_error(
+                "not_found", f"attachment file not found: {name}", request_id, resource="attachment_file", path=name
+            )
         case MessageMalformed():
             return contract_error("parse_error", str(exc), request_id, reason="malformed_message")
     return None

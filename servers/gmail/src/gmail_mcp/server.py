@@ -6,11 +6,15 @@ import functools
 
 from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.config import Settings
+from gmail_mcp.delivery import Delivery
+from gmail_mcp.drafts import DraftBox
 from gmail_mcp.errors import to_contract
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.models import ContractServer
+from gmail_mcp.organizer import Organizer
 from gmail_mcp.reader import MailReader
-from gmail_mcp.tools import labels, messages
+from gmail_mcp.sender import Sender
+from gmail_mcp.tools import compose, labels, messages, organize
 
 INSTRUCTIONS = (
     "Work with the user's Gmail mailbox. Errors are JSON objects {error, message, details}; "
@@ -43,6 +47,13 @@ def build_server(settings: Settings) -> ContractServer:
             backoff_base_seconds=settings.backoff_base_seconds,
         )
     )
+    reader = MailReader(client, LabelDirectory(), settings.download_dir)
+    delivery = Delivery(client)
     labels.register(server, client)
-    messages.register(server, MailReader(client, LabelDirectory(), settings.download_dir))
+    messages.register(server, reader)
+    # In read-only mode the write tools are not registered: ContractServer answers a call to one
+    # of WRITE_TOOLS with permission_denied (reason read_only).
+    compose.register(server, Sender(client, delivery), DraftBox(client, delivery), read_only=settings.read_only)
+    if not settings.read_only:
+        organize.register(server, Organizer(client, reader))
     return server

@@ -106,6 +106,24 @@ class GmailClient:
     def users(self) -> Any:
         return self.service().users()
 
+    def send_service(self) -> Any:
+        """A per-thread service whose transport makes exactly one attempt per request (`OneShotHttp`).
+
+        For requests that must not be repeated by any layer: messages.send, drafts.send, drafts.create.
+        """
+        creds = self.credentials()
+        local = self._local
+        if getattr(local, "send_creds", None) is not creds:
+            import google_auth_httplib2
+            from googleapiclient.discovery import build_from_document
+
+            from gmail_mcp.api.transport import OneShotHttp
+
+            http = google_auth_httplib2.AuthorizedHttp(creds, http=OneShotHttp(timeout=self.settings.timeout_seconds))
+            local.send_service = build_from_document(self._document(), http=http)
+            local.send_creds = creds
+        return local.send_service
+
     # -- calls ---------------------------------------------------------------------------------
     def read(self, build: Callable[[Any], Any], resource: str = "resource", ident: str = "") -> dict[str, Any]:
         """Execute an idempotent request, retrying transient failures with jittered backoff.
@@ -119,6 +137,34 @@ class GmailClient:
         if not isinstance(result, dict):
             raise ApiUnavailable("Gmail answered with a malformed body")
         return result
+
+    def write(self, build: Callable[[Any], Any], resource: str = "resource", ident: str = "") -> dict[str, Any]:
+        """Execute a write that is idempotent in effect (modify, batchModify, trash, drafts.delete).
+
+        Retried like a read: repeating it changes nothing that the first attempt did not. An empty
+        answer (204) is `{}`.
+        """
+        return self.read(build, resource, ident)
+
+    def execute_once(self, build: Callable[[Any], Any]) -> Any:
+        """Execute a request that must not be repeated: one attempt, fresh connection, no retry by any layer.
+
+        Exceptions propagate unclassified, so the caller can tell `RequestNotSent` (nothing left the
+        machine) from a failure after the request went out. A refused authorisation is forgotten,
+        as on the read path.
+        """
+        try:
+            result = build(self.send_service().users()).execute(num_retries=0)
+        except Exception as exc:
+            if isinstance(classify(exc), AuthRequired):
+                self.forget_credentials()
+            raise
+        self._persist_refresh()
+        return result
+
+    def backoff(self, attempt: int) -> float:
+        """A full-jitter wait before another attempt."""
+        return random.uniform(0, self.settings.backoff_base_seconds * 2 ** (attempt - 1))
 
     def _with_retries(self, call: Callable[[], T], resource: str, ident: str) -> T:
         attempt = 0
@@ -144,7 +190,7 @@ class GmailClient:
         """Seconds to wait before another attempt, or None to give up now."""
         if attempt >= self.settings.max_attempts or not isinstance(failure, RateLimited | ApiUnavailable):
             return None
-        backoff = random.uniform(0, self.settings.backoff_base_seconds * 2 ** (attempt - 1))
+        backoff = self.backoff(attempt)
         if isinstance(failure, RateLimited):
             if failure.retry_after_seconds > self.settings.max_wait_seconds:
                 return None
@@ -152,7 +198,7 @@ class GmailClient:
         return backoff
 
     def batch(self, requests: Iterable[tuple[str, Callable[[Any], Any]]], resource: str) -> dict[str, Any]:
-        """Run read requests in multipart batches of up to 100, retrying failed parts.
+        """Run read requests (or idempotent writes) in multipart batches of up to 100, retrying failed parts.
 
         Returns id → result dict, or id → GmailFailure for parts that still failed; the caller
         decides whether a failed part is fatal or a warning.

@@ -124,7 +124,7 @@ def _read_limited(file: _File, limit: int) -> bytes:
     except FileNotFoundError:
         raise AttachmentNotFound(file.given) from None
     except OSError as exc:
-        raise InvalidField("attachments", "unreadable", f"cannot read {file.given!r}: {exc.strerror}") from None
+        raise InvalidField("attachments", "unreadable", f"cannot read {file.path.name!r}: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped for a FIFO / device meanwhile
             raise AttachmentNotFound(file.given)
@@ -141,6 +141,15 @@ def _mime_type(filename: str) -> tuple[str, str]:
         return "application", "octet-stream"
     maintype, _, subtype = guessed.partition("/")
     return maintype, subtype
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether a text attachment is UTF-8 (then it says so: without a charset readers assume ASCII)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _reply_subject(subject: str, reply: ReplyContext) -> str:
@@ -250,7 +259,8 @@ def build_message(
         budget -= len(data)
         maintype, subtype = _mime_type(file.path.name)
         filename = safe_filename(file.path.name)
-        msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+        params = {"charset": "utf-8"} if maintype == "text" and _is_utf8(data) else {}
+        msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename, params=params)
     for part in msg.walk():
         if part is not msg:
             del part["MIME-Version"]  # the email package repeats it on every sub-part

@@ -104,6 +104,7 @@ def move_note(
             continue  # gone since the index saw it: nothing to fix
         except VaultError as exc:
             failed.append({"path": now_at, "reason": str(exc)})
+    result["updated_notes"].sort()
     if move.ambiguous:
         result["warnings"].append(
             {

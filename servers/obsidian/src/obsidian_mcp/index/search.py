@@ -120,28 +120,49 @@ def search_notes(
 
 def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> dict[str, Any]:
     conn = snapshot.conn
-    where_folder, folder_params = folder_clause(folder_rel)
-    where_tags, tag_params = tags_clause(keys)
-    weights = ", ".join(str(w) for w in WEIGHTS)
-    sql = (
-        "SELECT n.id, n.path, n.title, n.headings, m.rank, count(*) OVER () FROM "
-        f"(SELECT rowid AS id, bm25(content_fts, {weights}) AS rank FROM content_fts WHERE content_fts MATCH ?) AS m "
-        f"JOIN notes AS n ON n.id = m.id WHERE {where_folder} AND {where_tags} ORDER BY m.rank, n.path LIMIT ?"
-    )
     try:
-        rows = conn.execute(sql, [query.match_expression(), *folder_params, *tag_params, limit]).fetchall()
+        ranked, total = _ranked(conn, query.match_expression(), folder_rel, keys, limit)
     except sqlite3.OperationalError as exc:
         if "fts5" not in str(exc):
             raise
         log.warning("FTS5 refused a parsed query; scanning instead", extra={"sqlite_error": str(exc)[:200]})
         return _scan(conn, query, folder_rel, keys, limit)
-    total = rows[0][5] if rows else 0
-    texts = _texts(conn, [row[0] for row in rows])
-    results = []
-    for note_id, path, title, headings, rank, _ in rows:
-        where = locate(query.terms, texts.get(note_id, {}), json.loads(headings))
-        results.append(_result(path, title, -rank, where))
+    notes = _notes(conn, [note_id for note_id, _ in ranked])
+    hits = sorted(((rank, *notes[note_id]) for note_id, rank in ranked if note_id in notes), key=lambda h: h[:2])
+    results = [
+        _result(path, title, -rank, locate(query.terms, columns, json.loads(headings)))
+        for rank, path, title, headings, columns in hits
+    ]
     return {"results": results, "total": total, "warnings": []}
+
+
+def _ranked(
+    conn: sqlite3.Connection, match: str, folder_rel: str, keys: list[str], limit: int
+) -> tuple[list[tuple[int, float]], int]:
+    """The best `limit` (note id, bm25 rank) pairs and the number of matching notes.
+
+    Without filters FTS5 ranks on its own and a plain count follows (three times faster on
+    common words than one query with a window count); with filters, one query in which SQLite
+    scores only the notes that pass them. FTS5 always drives: `rowid IN (subquery)` would make
+    it run the MATCH once per candidate row.
+    """
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    scored = f"SELECT rowid AS id, bm25(content_fts, {weights}) AS rank FROM content_fts WHERE content_fts MATCH ?"
+    if not folder_rel and not keys:
+        ranked = [(row[0], row[1]) for row in conn.execute(f"{scored} ORDER BY rank LIMIT ?", (match, limit))]
+        if len(ranked) < limit:
+            return ranked, len(ranked)
+        return ranked, conn.execute("SELECT count(*) FROM content_fts WHERE content_fts MATCH ?", (match,)).fetchone()[
+            0
+        ]
+    where_folder, folder_params = folder_clause(folder_rel)
+    where_tags, tag_params = tags_clause(keys)
+    rows = conn.execute(
+        f"SELECT m.id, m.rank, count(*) OVER () FROM ({scored}) AS m CROSS JOIN notes AS n ON n.id = m.id "
+        f"WHERE {where_folder} AND {where_tags} ORDER BY m.rank LIMIT ?",
+        [match, *folder_params, *tag_params, limit],
+    ).fetchall()
+    return [(row[0], row[1]) for row in rows], (rows[0][2] if rows else 0)
 
 
 def _result(path: str, title: str, score: float, where: Location) -> dict[str, Any]:
@@ -155,12 +176,17 @@ def _result(path: str, title: str, score: float, where: Location) -> dict[str, A
     }
 
 
-def _texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, dict[str, str]]:
+def _notes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, str, str, dict[str, str]]]:
+    """(path, title, headings JSON, line-aligned columns) of each note id."""
     if not ids:
         return {}
     marks = ", ".join("?" * len(ids))
-    rows = conn.execute(f"SELECT id, body, frontmatter, code FROM content WHERE id IN ({marks})", ids)
-    return {row[0]: dict(zip(_LINE_COLUMNS, row[1:], strict=True)) for row in rows}
+    rows = conn.execute(
+        "SELECT n.id, n.path, n.title, n.headings, c.body, c.frontmatter, c.code FROM notes AS n "
+        f"JOIN content AS c ON c.id = n.id WHERE n.id IN ({marks})",
+        ids,
+    )
+    return {row[0]: (row[1], row[2], row[3], dict(zip(_LINE_COLUMNS, row[4:], strict=True))) for row in rows}
 
 
 # -- the slow path -----------------------------------------------------------------------------

@@ -110,7 +110,11 @@ class IndexStore:
         if self._conn is not None and not self._still_ours():
             self.close()
         if self._conn is None:
-            self._conn = self._open()
+            try:
+                self._conn = self._open()
+            except OSError as exc:  # the folder or file cannot be created, read or deleted
+                self.use_memory(f"the index file is not usable ({os.strerror(exc.errno or 0)})")
+                self._conn = self._open()
         return self._conn
 
     def _open(self) -> sqlite3.Connection:
@@ -118,21 +122,21 @@ class IndexStore:
             conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             self._create(conn)
             return conn
-        try:
-            self.location.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            self.use_memory(f"cannot create the index folder ({os.strerror(exc.errno or 0)})")
-            return self._open()
+        self.location.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if self._header_is_foreign():
             self._delete("the index file is not an SQLite database")
         conn = self._connect_file()
-        problem = self._foreign(conn)
-        if problem is not None:
+        try:
+            problem = self._foreign(conn)
+            if problem is not None:
+                conn.close()
+                self._delete(problem)
+                conn = self._connect_file()
+            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                self._create(conn)
+        except BaseException:
             conn.close()
-            self._delete(problem)
-            conn = self._connect_file()
-        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-            self._create(conn)
+            raise
         self._identity = self._file_identity()
         return conn
 

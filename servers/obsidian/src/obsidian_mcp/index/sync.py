@@ -14,7 +14,6 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from obsidian_mcp.index.extract import NoteRecord, extract
@@ -32,33 +31,39 @@ BATCH = 200  # notes per transaction, and between progress reports
 PROGRESS_MIN = 100  # smaller syncs report nothing
 
 
-@dataclass(frozen=True)
-class Stamp:
-    id: int
-    mtime: float
-    size: int
-    hash: str
-    racy: bool
+def plan_full(conn: sqlite3.Connection, infos: Iterable[NoteInfo]) -> tuple[list[NoteInfo], list[str]]:
+    """(notes to read, paths gone) after a full listing of the vault, compared in SQL.
+
+    The listing goes into a temporary table and is joined with `notes`, so no copy of the index
+    is kept in memory between calls (it would cost ~250 bytes per note).
+    """
+    conn.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS listing(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL)"
+        " WITHOUT ROWID"
+    )
+    conn.execute("BEGIN")  # one transaction: 50,000 rows in autocommit take ten times longer
+    try:
+        conn.execute("DELETE FROM temp.listing")
+        conn.executemany("INSERT INTO temp.listing VALUES (?, ?, ?)", ((i.rel, i.mtime, i.size) for i in infos))
+        changed = conn.execute(
+            "SELECT l.path, l.size, l.mtime FROM temp.listing AS l LEFT JOIN notes AS n ON n.path = l.path "
+            "WHERE n.id IS NULL OR n.racy OR n.mtime != l.mtime OR n.size != l.size ORDER BY l.path"
+        )
+        todo = [NoteInfo(rel=path, size=size, mtime=mtime) for path, size, mtime in changed]
+        gone = [
+            row[0] for row in conn.execute("SELECT path FROM notes WHERE path NOT IN (SELECT path FROM temp.listing)")
+        ]
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.execute("DROP TABLE IF EXISTS temp.listing")
+    return todo, gone
 
 
-def load_stamps(conn: sqlite3.Connection) -> dict[str, Stamp]:
-    rows = conn.execute("SELECT path, id, mtime, size, hash, racy FROM notes")
-    return {path: Stamp(id, mtime, size, hash, bool(racy)) for path, id, mtime, size, hash, racy in rows}
-
-
-def plan_full(stamps: dict[str, Stamp], infos: Iterable[NoteInfo]) -> tuple[list[NoteInfo], list[str]]:
-    """(notes to read, paths gone) after a full listing of the vault."""
-    seen: set[str] = set()
-    todo: list[NoteInfo] = []
-    for info in infos:
-        seen.add(info.rel)
-        known = stamps.get(info.rel)
-        if known is None or known.racy or known.mtime != info.mtime or known.size != info.size:
-            todo.append(info)
-    return todo, [path for path in stamps if path not in seen]
-
-
-def plan_paths(stamps: dict[str, Stamp], vault: Vault, paths: Iterable[Path]) -> tuple[list[NoteInfo], list[str]]:
+def plan_paths(conn: sqlite3.Connection, vault: Vault, paths: Iterable[Path]) -> tuple[list[NoteInfo], list[str]]:
     """(notes to read, paths gone) for specific files this server wrote (real paths)."""
     todo: list[NoteInfo] = []
     gone: list[str] = []
@@ -72,8 +77,7 @@ def plan_paths(stamps: dict[str, Stamp], vault: Vault, paths: Iterable[Path]) ->
         try:
             info = os.stat(path)
         except FileNotFoundError:
-            if rel in stamps:
-                gone.append(rel)
+            gone.append(rel)
             continue
         except OSError:
             continue
@@ -120,21 +124,20 @@ def _insert(conn: sqlite3.Connection, info: NoteInfo, digest: str, racy: bool, r
 def apply(
     conn: sqlite3.Connection,
     vault: Vault,
-    stamps: dict[str, Stamp],
     todo: list[NoteInfo],
     gone: list[str],
     progress: ProgressFn | None = None,
 ) -> int:
-    """Read and index `todo`, drop `gone`; updates `stamps` as it commits. Returns notes indexed."""
+    """Read and index `todo`, drop `gone`. Returns the number of notes (re)indexed."""
     total = len(todo)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     indexed = 0
     conn.execute("BEGIN IMMEDIATE")
     try:
         for rel in gone:
-            _delete(conn, stamps.pop(rel).id)
+            _delete_path(conn, rel)
         for done, info in enumerate(todo, 1):
-            indexed += _index_one(conn, vault, stamps, info)
+            indexed += _index_one(conn, vault, info)
             if done % BATCH == 0:
                 conn.execute("COMMIT")
                 if report is not None:
@@ -150,28 +153,28 @@ def apply(
     return indexed
 
 
-def _index_one(conn: sqlite3.Connection, vault: Vault, stamps: dict[str, Stamp], info: NoteInfo) -> int:
+def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
+    row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
+    if row is not None:
+        _delete(conn, row[0])
+
+
+def _index_one(conn: sqlite3.Connection, vault: Vault, info: NoteInfo) -> int:
     """Index one note (or notice it is unchanged / gone). Returns 1 when its record was written."""
-    known = stamps.get(info.rel)
+    known = conn.execute("SELECT id, size, hash FROM notes WHERE path = ?", (info.rel,)).fetchone()
     try:
         data = read_bytes(vault.ensure_inside(vault.root / info.rel, info.rel))
     except (OSError, VaultError):  # gone, unreadable, or refused since it was listed (a swapped symlink)
-        data = None
-    if data is None:
         if known is not None:
-            _delete(conn, stamps.pop(info.rel).id)
+            _delete(conn, known[0])
         return 0
     digest = etag_of(data)
     racy = time.time() - info.mtime < RACY_SECONDS
-    if known is not None and known.hash == digest and known.size == len(data):
-        conn.execute(
-            "UPDATE notes SET mtime = ?, size = ?, racy = ? WHERE id = ?", (info.mtime, info.size, int(racy), known.id)
-        )
-        stamps[info.rel] = Stamp(known.id, info.mtime, info.size, digest, racy)
+    if known is not None and known[1] == len(data) and known[2] == digest:
+        conn.execute("UPDATE notes SET mtime = ?, racy = ? WHERE id = ?", (info.mtime, int(racy), known[0]))
         return 0
     if known is not None:
-        _delete(conn, known.id)
+        _delete(conn, known[0])
     record = extract(data.decode("utf-8", errors="replace"), info.rel)
-    note_id = _insert(conn, NoteInfo(info.rel, len(data), info.mtime), digest, racy, record)
-    stamps[info.rel] = Stamp(note_id, info.mtime, len(data), digest, racy)
+    _insert(conn, NoteInfo(info.rel, len(data), info.mtime), digest, racy, record)
     return 1

@@ -1,0 +1,172 @@
+"""Drafts against the emulator: create (never twice), list, send (never twice), delete (404 on a retry is done)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from email.message import EmailMessage
+
+import pytest
+from gmail_emulator import Emulator, Fault
+from gmail_mcp.api.client import GmailClient
+from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, RateLimited, SendFailed
+from gmail_mcp.delivery import CONFIRMED_WARNING, Delivery
+from gmail_mcp.drafts import DraftBox
+from gmail_mcp.sender import Outgoing, Sender
+
+Stored = Callable[[Emulator, str], EmailMessage]
+
+
+@pytest.fixture
+def sender(client: GmailClient, delivery: Delivery) -> Sender:
+    return Sender(client, delivery)
+
+
+@pytest.fixture
+def box(client: GmailClient, delivery: Delivery) -> DraftBox:
+    return DraftBox(client, delivery)
+
+
+def draft_count(emu: Emulator) -> int:
+    return len(emu.mailbox.message_ids("DRAFT"))
+
+
+def routes(emu: Emulator, name: str) -> int:
+    return sum(1 for record in emu.request_log() if record.route == name)
+
+
+def test_create_list_send(emu: Emulator, sender: Sender, box: DraftBox, stored: Stored) -> None:
+    original = emu.seeded["lunch_3"]
+    created = sender.create_draft(
+        Outgoing(to="Zoë <zoe@example.com>", subject="", body="draft reply", reply_to_message_id=original)
+    )
+    assert created["warnings"] == []
+    assert created["thread_id"] == emu.mailbox.thread_id(original)
+    assert created["message_id"] in emu.mailbox.message_ids("DRAFT")
+
+    emu.clear_requests()
+    drafts, failed, next_token = box.list(20, None)
+    assert failed == [] and next_token is None
+    assert sorted(r.route for r in emu.request_log()) == ["batch", "drafts.get", "drafts.get", "drafts.list"]
+    mine = next(d for d in drafts if d["draft_id"] == created["draft_id"])
+    assert mine == {
+        "draft_id": created["draft_id"],
+        "message_id": created["message_id"],
+        "to": "Zoë <zoe@example.com>",
+        "subject": "Re: Lunch tomorrow?",
+        "snippet": "draft reply",
+    }
+
+    sent = box.send(created["draft_id"])
+    assert sent["warnings"] == [] and sent["thread_id"] == emu.mailbox.thread_id(original)
+    assert "SENT" in emu.mailbox.label_ids(sent["id"])
+    assert stored(emu, sent["id"])["In-Reply-To"] == "<lunch_3@seed.example.com>"
+    with pytest.raises(ApiNotFound) as caught:
+        box.send(created["draft_id"])
+    assert (caught.value.resource, caught.value.id) == ("draft", created["draft_id"])
+
+
+def test_list_pages_and_reports_drafts_it_could_not_read(emu: Emulator, sender: Sender, box: DraftBox) -> None:
+    for n in range(3):
+        sender.create_draft(Outgoing(to="bob@example.com", subject=f"d{n}", body="x"))
+    first, _, token = box.list(2, None)
+    assert len(first) == 2 and token
+    rest, _, token = box.list(2, token)
+    assert len(rest) == 2 and token is None
+    emu.add_fault(Fault("drafts.get", status=500, times=None))
+    listed, failed, _ = box.list(2, None)
+    assert failed == [d["draft_id"] for d in listed] and all(d["subject"] == "" for d in listed)
+
+
+def test_delete_and_unknown_drafts(emu: Emulator, box: DraftBox) -> None:
+    seeded = emu.seeded_drafts["draft_notes"]
+    assert box.delete(seeded) == {"deleted": seeded}
+    assert draft_count(emu) == 0
+    for action in (box.delete, box.send):
+        with pytest.raises(ApiNotFound) as caught:
+            action(seeded)
+        assert caught.value.resource == "draft"
+
+
+def test_delete_whose_answer_was_lost_is_done_on_retry(emu: Emulator, box: DraftBox) -> None:
+    seeded = emu.seeded_drafts["draft_notes"]
+    emu.add_fault(Fault("drafts.delete", status=500, after_commit=True))  # deleted, then "500"
+    assert box.delete(seeded) == {"deleted": seeded}  # the retry's 404 means the first one worked
+    assert [r.status for r in emu.request_log() if r.route == "drafts.delete"] == [500, 404]
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected", "drafts_made", "creates"),
+    [
+        (Fault("drafts.create", status=500, after_commit=True), "confirmed", 1, 1),
+        (Fault("drafts.create", drop_connection=True, after_commit=True), "confirmed", 1, 1),
+        (Fault("drafts.create", status=500), "unavailable", 0, 1),
+        (Fault("drafts.create", drop_connection=True), "unavailable", 0, 1),
+        (Fault("drafts.create", status=503), "created", 1, 2),
+    ],
+    ids=["500-after-commit", "drop-after-commit", "500-before-commit", "drop-before-commit", "503"],
+)
+def test_create_draft_never_twice(
+    emu: Emulator, sender: Sender, fault: Fault, expected: str, drafts_made: int, creates: int
+) -> None:
+    before = draft_count(emu)
+    emu.add_fault(fault)
+    try:
+        created = sender.create_draft(Outgoing(to="bob@example.com", subject="once", body="only once"))
+    except ApiUnavailable as exc:
+        assert "check list_drafts" in str(exc)
+        got = "unavailable"
+    else:
+        got = "confirmed" if created["warnings"] else "created"
+        assert [w["code"] for w in created["warnings"]] == ([CONFIRMED_WARNING] if got == "confirmed" else [])
+    assert got == expected
+    assert draft_count(emu) - before == drafts_made
+    assert routes(emu, "drafts.create") == creates
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected", "copies", "sends"),
+    [
+        (Fault("drafts.send", drop_connection=True, after_commit=True), "confirmed", 1, 1),
+        (Fault("drafts.send", status=500, after_commit=True), "confirmed", 1, 1),
+        (Fault("drafts.send", status=503), "sent", 1, 2),
+        (Fault("drafts.send", status=503, times=2), ("failed", "not_sent"), 0, 2),
+        (Fault("drafts.send", status=500), ("failed", "unknown"), 0, 1),
+        (Fault("drafts.send", status=429, retry_after=3), "rate_limited", 0, 1),
+    ],
+    ids=["drop-after-commit", "500-after-commit", "503-once", "503-twice", "500-before-commit", "429"],
+)
+def test_send_draft_never_twice(
+    emu: Emulator,
+    sender: Sender,
+    box: DraftBox,
+    sent_copies: Callable[[str], int],
+    fault: Fault,
+    expected: object,
+    copies: int,
+    sends: int,
+) -> None:
+    created = sender.create_draft(Outgoing(to="bob@example.com", subject="draft", body="send me once"))
+    header = emu.mailbox.get_raw(created["message_id"]).split(b"Message-ID: ", 1)[1].split(b"\r\n", 1)[0].decode()
+    emu.add_fault(fault)
+    try:
+        sent = box.send(created["draft_id"])
+    except SendFailed as exc:
+        got: object = ("failed", exc.delivery)
+    except RateLimited:
+        got = "rate_limited"
+    else:
+        got = "confirmed" if sent["warnings"] else "sent"
+    assert got == expected
+    assert sent_copies(header) == copies
+    assert routes(emu, "drafts.send") == sends
+
+
+def test_send_draft_gone_after_a_lost_answer_and_not_in_sent_is_unknown(
+    emu: Emulator, sender: Sender, box: DraftBox
+) -> None:
+    created = sender.create_draft(Outgoing(to="bob@example.com", subject="draft", body="x"))
+    emu.add_fault(Fault("drafts.send", drop_connection=True, after_commit=True))
+    emu.add_fault(Fault("messages.list", status=200, malformed_body=True, times=None))  # Sent cannot be searched
+    with pytest.raises(SendFailed) as caught:
+        box.send(created["draft_id"])
+    assert caught.value.delivery == "unknown"
