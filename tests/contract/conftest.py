@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gmail_emulator import Emulator
 
 from tests.contract.harness import REPO
 
@@ -20,3 +23,28 @@ def vault(tmp_path: Path) -> Iterator[Path]:
     target = tmp_path / "vault"
     shutil.copytree(REPO / "examples" / "vault", target, symlinks=True)
     yield target
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[Emulator]:
+    """The in-repo Gmail API emulator with its seeded mailbox, on 127.0.0.1."""
+    with Emulator() as emu:
+        yield emu
+
+
+@pytest.fixture
+def gmail_env(emulator: Emulator, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """Environment for a gmail-mcp talking to the emulator with a fresh gmail.modify token (mode 0600)."""
+    emulator.clear_faults()
+    token_file = tmp_path / "config" / "token.json"
+    token_file.parent.mkdir(mode=0o700)
+    token_file.write_text(json.dumps(emulator.issue_token()))
+    os.chmod(token_file, 0o600)
+    yield {
+        "GMAIL_MCP_TOKEN_FILE": str(token_file),
+        "GMAIL_MCP_API_ENDPOINT": emulator.base_url,
+        "GMAIL_MCP_DOWNLOAD_DIR": str(tmp_path / "downloads"),
+        "GMAIL_MCP_BACKOFF_SECONDS": "0.01",
+        "GMAIL_MCP_TIMEOUT_SECONDS": "5",
+    }
+    emulator.clear_faults()

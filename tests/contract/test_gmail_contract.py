@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,29 +15,6 @@ from tests.contract.harness import running
 
 pytestmark = pytest.mark.anyio
 SERVER = "gmail-mcp"
-
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def gmail_env(emulator: Emulator, tmp_path: Path) -> Iterator[dict[str, str]]:
-    emulator.clear_faults()
-    token_file = tmp_path / "config" / "token.json"
-    token_file.parent.mkdir(mode=0o700)
-    token_file.write_text(json.dumps(emulator.issue_token()))
-    os.chmod(token_file, 0o600)
-    yield {
-        "GMAIL_MCP_TOKEN_FILE": str(token_file),
-        "GMAIL_MCP_API_ENDPOINT": emulator.base_url,
-        "GMAIL_MCP_DOWNLOAD_DIR": str(tmp_path / "downloads"),
-        "GMAIL_MCP_BACKOFF_SECONDS": "0.01",
-        "GMAIL_MCP_TIMEOUT_SECONDS": "5",
-    }
-    emulator.clear_faults()
 
 
 def gmail(*flags: str) -> list[str]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,27 +15,6 @@ pytestmark = pytest.mark.anyio
 SERVER = "gmail-mcp"
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-
-
-@pytest.fixture
-def env(emulator: Emulator, tmp_path: Path) -> Iterator[dict[str, str]]:
-    emulator.clear_faults()
-    token = tmp_path / "token.json"
-    token.write_text(json.dumps(emulator.issue_token()))
-    os.chmod(token, 0o600)
-    yield {
-        "GMAIL_MCP_TOKEN_FILE": str(token),
-        "GMAIL_MCP_API_ENDPOINT": emulator.base_url,
-        "GMAIL_MCP_DOWNLOAD_DIR": str(tmp_path / "downloads"),
-        "GMAIL_MCP_BACKOFF_SECONDS": "0.01",
-    }
-    emulator.clear_faults()
-
-
 def assert_no_secrets(session: Session, token_file: str) -> None:
     token = json.loads(Path(token_file).read_text())
     log = "\n".join(session.stderr_lines())
@@ -45,8 +22,8 @@ def assert_no_secrets(session: Session, token_file: str) -> None:
         assert secret not in log
 
 
-async def test_search_is_two_round_trips_with_label_names(env: dict[str, str], emulator: Emulator) -> None:
-    async with running(["gmail-mcp"], env) as session:
+async def test_search_is_two_round_trips_with_label_names(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    async with running(["gmail-mcp"], gmail_env) as session:
         emulator.clear_requests()
         answer = await session.call("search_emails", {"query": "is:unread", "max_results": 20})
         http = [r for r in emulator.request_log() if not getattr(r, "in_batch", False)]
@@ -54,11 +31,11 @@ async def test_search_is_two_round_trips_with_label_names(env: dict[str, str], e
         messages = answer.payload["messages"]
         assert messages and all(m["unread"] for m in messages)
         assert any("Projects" in m["labels"] for m in messages), "user label ids must be shown as names"
-        assert_no_secrets(session, env["GMAIL_MCP_TOKEN_FILE"])
+        assert_no_secrets(session, gmail_env["GMAIL_MCP_TOKEN_FILE"])
 
 
-async def test_search_pages_with_a_token(env: dict[str, str]) -> None:
-    async with running(["gmail-mcp"], env) as session:
+async def test_search_pages_with_a_token(gmail_env: dict[str, str]) -> None:
+    async with running(["gmail-mcp"], gmail_env) as session:
         first = (await session.call("search_emails", {"query": "in:anywhere", "max_results": 5})).payload
         assert len(first["messages"]) == 5 and first["next_page_token"]
         second = (
@@ -69,8 +46,8 @@ async def test_search_pages_with_a_token(env: dict[str, str]) -> None:
         assert not {m["id"] for m in first["messages"]} & {m["id"] for m in second["messages"]}
 
 
-async def test_html_only_and_latin1_messages_read_as_text(env: dict[str, str], emulator: Emulator) -> None:
-    async with running(["gmail-mcp"], env) as session:
+async def test_html_only_and_latin1_messages_read_as_text(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    async with running(["gmail-mcp"], gmail_env) as session:
         html = (await session.call("get_email", {"message_id": emulator.seeded["receipt_html"]})).payload
         assert "6.30 EUR" in html["body"] and "https://northwind.example/orders/8812" in html["body"]
         assert "<td>" not in html["body"]
@@ -79,9 +56,9 @@ async def test_html_only_and_latin1_messages_read_as_text(env: dict[str, str], e
         assert latin["from"].startswith("François Dubois")
 
 
-async def test_a_large_body_pages_with_content_truncated(env: dict[str, str], emulator: Emulator) -> None:
+async def test_a_large_body_pages_with_content_truncated(gmail_env: dict[str, str], emulator: Emulator) -> None:
     message_id = emulator.seeded["logs_large"]
-    async with running(["gmail-mcp"], env) as session:
+    async with running(["gmail-mcp"], gmail_env) as session:
         first = (await session.call("get_email", {"message_id": message_id, "max_body_chars": 40_000})).payload
         assert first["truncated"] and first["next_body_offset"] == 40_000
         assert first["warnings"][0]["code"] == "CONTENT_TRUNCATED"
@@ -98,8 +75,8 @@ async def test_a_large_body_pages_with_content_truncated(env: dict[str, str], em
     assert len(body) > 100_000 and "CRITICAL" in body[-5000:]
 
 
-async def test_thread_and_attachment_download_never_overwrite(env: dict[str, str], emulator: Emulator) -> None:
-    async with running(["gmail-mcp"], env) as session:
+async def test_thread_and_attachment_download_never_overwrite(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    async with running(["gmail-mcp"], gmail_env) as session:
         first = (await session.call("get_email", {"message_id": emulator.seeded["atlas_1"]})).payload
         thread = (await session.call("get_thread", {"thread_id": first["thread_id"]})).payload
         assert len(thread["messages"]) == 4
@@ -108,13 +85,13 @@ async def test_thread_and_attachment_download_never_overwrite(env: dict[str, str
         args = {"message_id": invoice["id"], "attachment_id": attachment["attachment_id"]}
         saved = [(await session.call("download_attachment", args)).payload for _ in range(2)]
     paths = [Path(s["path"]) for s in saved]
-    assert paths[0] != paths[1] and all(p.parent == Path(env["GMAIL_MCP_DOWNLOAD_DIR"]) for p in paths)
+    assert paths[0] != paths[1] and all(p.parent == Path(gmail_env["GMAIL_MCP_DOWNLOAD_DIR"]) for p in paths)
     assert paths[0].read_bytes() == paths[1].read_bytes() and len(paths[0].read_bytes()) == attachment["size"]
     assert saved[0]["filename"] == attachment["filename"] and "(1)" in saved[1]["filename"]
 
 
-async def test_unknown_ids_are_not_found(env: dict[str, str]) -> None:
-    async with running(["gmail-mcp"], env) as session:
+async def test_unknown_ids_are_not_found(gmail_env: dict[str, str]) -> None:
+    async with running(["gmail-mcp"], gmail_env) as session:
         answer = await session.call("get_email", {"message_id": "doesnotexist"})
         assert_error(
             session, answer, "not_found", server=SERVER, tool="get_email", resource="message", id="doesnotexist"
@@ -125,8 +102,10 @@ async def test_unknown_ids_are_not_found(env: dict[str, str]) -> None:
         assert_error(session, answer, "parse_error", server=SERVER, tool="get_email", field="message_id")
 
 
-async def test_a_part_that_keeps_failing_in_the_batch_is_a_warning(env: dict[str, str], emulator: Emulator) -> None:
-    async with running(["gmail-mcp"], env) as session:
+async def test_a_part_that_keeps_failing_in_the_batch_is_a_warning(
+    gmail_env: dict[str, str], emulator: Emulator
+) -> None:
+    async with running(["gmail-mcp"], gmail_env) as session:
         emulator.add_fault(Fault(route="messages.get", status=404, reason="notFound", times=1))
         answer = await session.call("search_emails", {"query": "is:unread", "max_results": 5})
     assert answer.error is None

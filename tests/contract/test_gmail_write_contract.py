@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,32 +21,10 @@ READONLY = "https://www.googleapis.com/auth/gmail.readonly"
 PERMANENT_DELETES = {"messages.delete", "messages.batchDelete", "threads.delete"}
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-    assert not PERMANENT_DELETES & {r.route for r in emu.request_log()}
-
-
 def write_token(path: Path, token: dict[str, object]) -> None:
     path.parent.mkdir(mode=0o700, exist_ok=True)
     path.write_text(json.dumps(token))
     os.chmod(path, 0o600)
-
-
-@pytest.fixture
-def gmail_env(emulator: Emulator, tmp_path: Path) -> Iterator[dict[str, str]]:
-    emulator.clear_faults()
-    token_file = tmp_path / "config" / "token.json"
-    write_token(token_file, emulator.issue_token())
-    yield {
-        "GMAIL_MCP_TOKEN_FILE": str(token_file),
-        "GMAIL_MCP_API_ENDPOINT": emulator.base_url,
-        "GMAIL_MCP_DOWNLOAD_DIR": str(tmp_path / "downloads"),
-        "GMAIL_MCP_BACKOFF_SECONDS": "0.01",
-        "GMAIL_MCP_TIMEOUT_SECONDS": "5",
-    }
-    emulator.clear_faults()
 
 
 def copies(emulator: Emulator, message_id: str) -> int:

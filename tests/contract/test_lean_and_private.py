@@ -33,12 +33,6 @@ def listening_sockets(pid: int) -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[Emulator]:
-    with Emulator() as emu:
-        yield emu
-
-
 @pytest.fixture
 def gmail(emulator: Emulator, tmp_path: Path) -> Iterator[RawServer]:
     (tmp_path / "token.json").write_text(json.dumps(emulator.issue_token()))

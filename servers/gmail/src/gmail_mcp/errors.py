@@ -67,3 +67,9 @@ def to_contract(exc: BaseException, request_id: str, *, read_only: bool = False)
         case MessageMalformed():
             return contract_error("parse_error", str(exc), request_id, reason="malformed_message")
     return None
+
+
+def code_for(failure: BaseException) -> str:
+    """The contract code one failed item of a batch would have had on its own (for per-item warnings)."""
+    mapped = to_contract(failure, request_id="")
+    return mapped.error if mapped is not None else "internal_error"

@@ -8,13 +8,11 @@ from typing import Any
 
 from gmail_mcp.api.client import GmailClient
 from gmail_mcp.api.errors import (
-    ApiForbidden,
     ApiNotFound,
     ApiRejected,
     ApiUnavailable,
     AuthRequired,
     GmailFailure,
-    RateLimited,
 )
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.reader import MailReader
@@ -22,22 +20,6 @@ from gmail_mcp.reader import MailReader
 MAX_IDS = 1000  # messages.batchModify takes at most 1000 ids
 
 Failures = dict[str, GmailFailure]
-
-
-def failure_code(failure: GmailFailure) -> str:
-    """The contract code a failure of one item would have had on its own."""
-    match failure:
-        case ApiNotFound():
-            return "not_found"
-        case RateLimited():
-            return "rate_limited"
-        case ApiRejected():
-            return "parse_error"
-        case ApiForbidden():
-            return "permission_denied"
-        case AuthRequired():
-            return "auth_required"
-    return "mcp_unavailable"
 
 
 def _modify(users: Any, message_id: str, add: list[str], remove: list[str]) -> Any:

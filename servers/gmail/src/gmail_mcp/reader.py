@@ -6,13 +6,13 @@ import base64
 import contextlib
 import functools
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gmail_mcp.api.client import GmailClient
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable
+from gmail_mcp.files import atomic_write
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.filenames import reserve_unique_path, safe_filename
 from gmail_mcp.mail.parse import ParsedEmail, parse_full, summarize
@@ -113,18 +113,11 @@ class MailReader:
     def _save(self, filename: str, content: bytes) -> Path:
         self.download_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = reserve_unique_path(self.download_dir, filename)
-        fd, tmp = tempfile.mkstemp(prefix=".gmail-mcp-", suffix=".part", dir=self.download_dir)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
+            atomic_write(target, content, mode=0o600)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(target)
+                os.unlink(target)  # give the reserved name back
             raise
         return target
 

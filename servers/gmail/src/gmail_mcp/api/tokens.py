@@ -13,11 +13,11 @@ import json
 import logging
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gmail_mcp.api.errors import AuthRequired
+from gmail_mcp.files import atomic_write
 
 if TYPE_CHECKING:
     from google.oauth2.credentials import Credentials
@@ -93,20 +93,4 @@ class TokenStore:
 def write_private_json(path: Path, data: dict[str, Any]) -> None:
     """Atomically replace `path` with JSON readable by the owner only; its folder is made 0700."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    atomic_write(path, json.dumps(data).encode("utf-8"), mode=0o600)

@@ -7,8 +7,9 @@ from typing import Annotated
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from gmail_mcp.errors import code_for
 from gmail_mcp.models import ContractServer, Warning
-from gmail_mcp.organizer import MAX_IDS, Failures, Organizer, failure_code
+from gmail_mcp.organizer import MAX_IDS, Failures, Organizer
 
 LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 TRASH = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
@@ -43,7 +44,7 @@ def partial_warning(failed: Failures, action: str) -> list[Warning]:
         Warning(
             code="PARTIAL_RESULTS",
             message=f"{len(failed)} messages could not be {action}; the others were",
-            failed=[{"id": message_id, "error": failure_code(f), "reason": str(f)} for message_id, f in failed.items()],
+            failed=[{"id": message_id, "error": code_for(f), "reason": str(f)} for message_id, f in failed.items()],
         )
     ]
 
