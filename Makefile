@@ -31,7 +31,7 @@ demo: setup
 	"$(UV)" run --locked python scripts/demo.py
 
 fuzz: setup
-	FUZZ_EXAMPLES=2000 "$(UV)" run --locked pytest -q -m slow tests/contract
+	FUZZ_EXAMPLES=3000 CRASH_ITERATIONS=60 "$(UV)" run --locked pytest -q tests/contract/test_fuzz.py tests/contract/test_obsidian_crash.py
 
 bench: setup
 	"$(UV)" run --locked python bench/run.py

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from gmail_emulator import Emulator, Fault
 from gmail_mcp.api.client import ClientSettings, GmailClient
-from gmail_mcp.api.errors import ApiRejected, AuthRequired, RateLimited, SendFailed
-from gmail_mcp.api.transport import RequestNotSent
+from gmail_mcp.api.errors import ApiRejected, AuthRequired, RateLimited, RequestNotSent, SendFailed
 from gmail_mcp.delivery import CONFIRMED_WARNING, RAW_LIMIT_BYTES, Delivery
 from gmail_mcp.mail.compose import BuiltMessage, build_message
 from gmail_mcp.sender import Outgoing, Sender

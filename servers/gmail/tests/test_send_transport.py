@@ -22,7 +22,8 @@ import httplib2
 import pytest
 from gmail_emulator import Emulator
 from gmail_mcp.api.client import ClientSettings, GmailClient
-from gmail_mcp.api.transport import OneShotHttp, RequestNotSent
+from gmail_mcp.api.errors import RequestNotSent
+from gmail_mcp.api.transport import OneShotHttp
 from gmail_mcp.delivery import Verdict, judge
 
 

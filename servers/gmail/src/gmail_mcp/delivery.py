@@ -32,8 +32,7 @@ from typing import Any
 
 from gmail_mcp.api.classify import classify
 from gmail_mcp.api.client import GmailClient
-from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure, SendFailed
-from gmail_mcp.api.transport import RequestNotSent
+from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure, RequestNotSent, SendFailed
 from gmail_mcp.mail.compose import BuiltMessage
 from gmail_mcp.mail.headers import message_ids
 

@@ -55,3 +55,7 @@ class SendFailed(GmailFailure):
     def __init__(self, delivery: Literal["not_sent", "unknown"], message: str) -> None:
         super().__init__(message)
         self.delivery = delivery
+
+
+class RequestNotSent(ConnectionError):
+    """The connection could not be established: the request was never sent (raised by the send transport)."""

@@ -24,9 +24,7 @@ from typing import Any
 
 import httplib2
 
-
-class RequestNotSent(ConnectionError):
-    """The connection could not be established: the request was never sent."""
+from gmail_mcp.api.errors import RequestNotSent
 
 
 class OneShotHttp(httplib2.Http):  # type: ignore[misc]  # httplib2 is untyped

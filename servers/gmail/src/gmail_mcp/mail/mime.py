@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .headers import HeaderMap, decode_header_value, disposition, header_map, part_charset, part_filename
-from .htmltext import html_to_text
 from .text import decode_base64url, decode_bytes, normalise_newlines, one_line, strip_controls
 
 MAX_MIME_DEPTH = 32
@@ -219,6 +218,8 @@ class BodyRenderer:
             self._problem(f"charset_replaced:{part_id}")
         incomplete = False
         if mime == "text/html":
+            from .htmltext import html_to_text  # inscriptis+lxml cost ~25 ms: load them for HTML mail only
+
             text, truncated = html_to_text(text)
             if truncated:
                 self._problem(f"html_truncated:{part_id}")
