@@ -44,7 +44,8 @@ def main() -> None:
         (vault / "Note.md").write_text("# Note\n")
         cases = {
             "bare MCPServer": ("bench.bare_server", [], None),
-            "obsidian-mcp": ("obsidian_mcp", ["--vault", str(vault)], {"OBSIDIAN_MCP_INDEX_DIR": f"{tmp}/index"}),
+            # The default index location (platformdirs' user cache dir), as most users run it.
+            "obsidian-mcp": ("obsidian_mcp", ["--vault", str(vault)], {"XDG_CACHE_HOME": f"{tmp}/cache"}),
             "gmail-mcp": ("gmail_mcp", [], {"GMAIL_MCP_TOKEN_FILE": f"{tmp}/none.json"}),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
