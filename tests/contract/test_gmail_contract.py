@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from gmail_emulator import Emulator, Fault
 
@@ -154,3 +155,13 @@ def test_send_failed_is_in_the_taxonomy() -> None:
     from gmail_mcp.models import ERROR_CODES
 
     assert "send_failed" in ERROR_CODES
+
+
+async def test_a_read_that_times_out_is_mcp_unavailable(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    emulator.add_fault(Fault(route="labels.list", delay=2.0, times=None))
+    emulator.clear_requests()
+    async with running(gmail(), gmail_env | {"GMAIL_MCP_TIMEOUT_SECONDS": "0.5"}) as session:
+        answer = await session.call("list_labels")
+        assert_error(session, answer, "mcp_unavailable", server=SERVER, tool="list_labels", service="gmail_api")
+    await anyio.sleep(2.5)  # the emulator logs a delayed request once it has answered it
+    assert sum(1 for r in emulator.request_log() if r.route == "labels.list") >= 2, "reads are retried"
