@@ -34,4 +34,6 @@ fuzz: setup
 	FUZZ_EXAMPLES=3000 CRASH_ITERATIONS=60 "$(UV)" run --locked pytest -q tests/contract/test_fuzz.py tests/contract/test_obsidian_crash.py
 
 bench: setup
-	"$(UV)" run --locked python bench/run.py
+	"$(UV)" run --locked python bench/startup.py
+	"$(UV)" run --locked python bench/gmail_search.py
+	"$(UV)" run --locked python bench/obsidian_search.py

@@ -2,5 +2,6 @@
 
 Modules: `paths` (Vault, resolve), `markdown` (parse_note), `edits` (pure text edits),
 `yaml_roundtrip` (ruamel frontmatter editing), `storage` (atomic writes, locks, trash),
-`notes` (the operations the tools call), `errors` (the domain exceptions).
+`notes` (the operations the tools call), `links` (Obsidian link resolution and rewriting),
+`moment` (moment.js date formats), `daily` (daily notes), `errors` (the domain exceptions).
 """

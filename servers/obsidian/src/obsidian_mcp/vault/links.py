@@ -29,10 +29,8 @@ from obsidian_mcp.vault import markdown
 from obsidian_mcp.vault.markdown import Link, body_start, iter_lines, mask_inline_code
 from obsidian_mcp.vault.paths import NON_NOTE_EXTENSIONS, NOTE_SUFFIX
 
-# The link grammar is markdown.py's; only the match positions are needed in addition here.
-_WIKILINK = markdown._WIKILINK
-_MD_LINK = markdown._MD_LINK
-_SCHEME = markdown._SCHEME
+# The link grammar is markdown.py's (WIKILINK, MD_LINK, URL_SCHEME); only match positions are added here.
+WIKILINK, MD_LINK, URL_SCHEME = markdown.WIKILINK, markdown.MD_LINK, markdown.URL_SCHEME
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 Status = Literal["resolved", "ambiguous", "unresolved"]
@@ -84,25 +82,25 @@ class LinkSpan:
 def _wikilink_span(match: re.Match[str], base: int, line: int) -> LinkSpan:
     inner = match.group(2)
     before_alias = inner
-    for separator in ("\\|", "|"):  # the same split as markdown._wikilink
+    for separator in ("\\|", "|"):  # the same split as markdown.wikilink_at
         if separator in inner:
             before_alias = inner.split(separator, 1)[0]
             break
     target_text = before_alias.split("#", 1)[0]
     start = base + match.start(2)
-    return LinkSpan(markdown._wikilink(match, line), start, start + len(target_text), target_text)
+    return LinkSpan(markdown.wikilink_at(match, line), start, start + len(target_text), target_text)
 
 
 def _markdown_span(match: re.Match[str], base: int, line: int) -> LinkSpan | None:
     url = match.group(3)
     angle = url.startswith("<") and url.endswith(">")
     raw = url[1:-1] if angle else url
-    if not raw or raw.startswith("#") or _SCHEME.match(raw):
+    if not raw or raw.startswith("#") or URL_SCHEME.match(raw):
         return None
     path_text = raw.split("#", 1)[0]
     start = base + match.start(3) + (1 if angle else 0)
     span_end = start + len(path_text)
-    link = markdown._markdown_link(match, line)
+    link = markdown.markdown_link_at(match, line)
     return LinkSpan(link, start, span_end, path_text, angle)
 
 
@@ -113,9 +111,9 @@ def link_spans(text: str) -> Iterator[LinkSpan]:
             continue
         masked = mask_inline_code(line.text)
         found: list[tuple[int, LinkSpan]] = [
-            (m.start(), _wikilink_span(m, line.start, line.number)) for m in _WIKILINK.finditer(masked)
+            (m.start(), _wikilink_span(m, line.start, line.number)) for m in WIKILINK.finditer(masked)
         ]
-        for m in _MD_LINK.finditer(masked):
+        for m in MD_LINK.finditer(masked):
             span = _markdown_span(m, line.start, line.number)
             if span is not None:
                 found.append((m.start(), span))

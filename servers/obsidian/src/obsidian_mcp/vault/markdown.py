@@ -26,12 +26,12 @@ _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _BACKTICKS = re.compile(r"`+")
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-_MD_LINK = re.compile(
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+MD_LINK = re.compile(
     r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _TAG_PUNCT_OK = frozenset("_-/")
 
 
@@ -368,7 +368,7 @@ def _dedupe(tags: list[str]) -> list[str]:
 # -- links --------------------------------------------------------------------------------------
 
 
-def _wikilink(match: re.Match[str], line: int) -> Link:
+def wikilink_at(match: re.Match[str], line: int) -> Link:
     inner = match.group(2)
     alias: str | None = None
     for separator in ("\\|", "|"):  # `\|` is the table-safe spelling of the alias separator
@@ -384,11 +384,11 @@ def _wikilink(match: re.Match[str], line: int) -> Link:
     return Link(target.strip(), alias, heading, block, match.group(1) == "!", "wikilink", line)
 
 
-def _markdown_link(match: re.Match[str], line: int) -> Link | None:
+def markdown_link_at(match: re.Match[str], line: int) -> Link | None:
     url = match.group(3)
     if url.startswith("<") and url.endswith(">"):
         url = url[1:-1]
-    if not url or url.startswith("#") or _SCHEME.match(url):
+    if not url or url.startswith("#") or URL_SCHEME.match(url):
         return None
     path, _, fragment = url.partition("#")
     path = unquote(path)
@@ -404,9 +404,9 @@ def _markdown_link(match: re.Match[str], line: int) -> Link | None:
 
 
 def _line_links(masked: str, line: int) -> list[tuple[int, Link]]:
-    found: list[tuple[int, Link]] = [(m.start(), _wikilink(m, line)) for m in _WIKILINK.finditer(masked)]
-    for m in _MD_LINK.finditer(masked):
-        link = _markdown_link(m, line)
+    found: list[tuple[int, Link]] = [(m.start(), wikilink_at(m, line)) for m in WIKILINK.finditer(masked)]
+    for m in MD_LINK.finditer(masked):
+        link = markdown_link_at(m, line)
         if link is not None:
             found.append((m.start(), link))
     found.sort(key=lambda item: item[0])

@@ -1,0 +1,325 @@
+"""Benchmark of obsidian-mcp's search index against ripgrep, on a generated vault.
+
+    uv run python bench/obsidian_search.py            # 10,000 notes (~20 MB)
+    uv run python bench/obsidian_search.py --notes 50000
+
+Generates a deterministic vault (frontmatter, headings, paragraphs from a seeded Zipf word model,
+links, tags, code blocks) in a temporary folder, then measures in the same run:
+
+* index build: the first sync of an empty index (reads and indexes every note);
+* unchanged sync: a full listing of the vault compared with the index (what a rescan costs);
+* warm search p50/p95 over ~30 queries through the domain function `search_notes`, twice:
+  "query" with the index fresh (as between rescans), and "+ listing" with a full listing of
+  the vault before every search (`--rescan-seconds 0`);
+* the same queries as `rg -l -i` (the closest single ripgrep call: multi-word queries search
+  their first word, filters other than the folder are ignored — all in ripgrep's favour);
+* resident memory (VmRSS) of a real `uv run obsidian-mcp` after a warm search, next to a bare
+  `MCPServer` with no tools started the same way.
+
+This is not a test; it prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+UV = os.environ.get("UV") or shutil.which("uv") or "uv"
+
+_COMMON_TEXT = """the of and to in is it that for on with as was be at by this have from or had not but what all were
+when we there can an your which their said if do will each about how up out them then she many some so these
+would other into has more her two like him see time could no make than first been its who now people my made
+over did down only way find use may water long little very after words called just where most know get through
+back much before go good new write our used me man too any day same right look think also around another came
+come work three word must because does part even place well such here take why things help put years different
+away again off went old number great tell men say small every found still between name should home big give
+air line set own under read last never us left end along while might next sound below saw something thought
+both few those always looked show large often together asked house world going want school important until form
+food keep children feet land side without boy once animals life enough took sometimes four head above kind began
+almost live page got earth need far hand high year mother light parts country father let night following picture
+being study second eyes soon times story boys since white days ever paper hard near sentence better best across
+during today others sure means knew it's try told young miles sun ways thing whole hear example heard several
+change answer room sea against top turned learn point city play toward five using himself usually"""
+COMMON = _COMMON_TEXT.split()
+_TOPIC_TEXT = """garden budget meeting project review kitchen lighthouse migration sourdough marathon invoice
+roadmap deadline harbour telescope compost cardamom bicycle mortgage retrospective architecture"""
+TOPICS = _TOPIC_TEXT.split()
+PLANTED = "the quiet cormorant sings at dawn"
+EPOCH = 1_735_689_600  # 2025-01-01T00:00:00Z
+TAGS = ["project/alpha", "project/beta", "area/health", "area/finance", "daily", "idea", "reading", "café", "work"]
+
+QUERIES: list[tuple[str, dict[str, Any], list[str]]] = [
+    # (query, search_notes filters, ripgrep arguments)
+    ("garden", {}, ["garden"]),
+    ("budget", {}, ["budget"]),
+    ("lighthouse", {}, ["lighthouse"]),
+    ("telescope", {}, ["telescope"]),
+    ("water", {}, ["water"]),
+    ("people", {}, ["people"]),
+    ("zuvoka", {}, ["zuvoka"]),
+    ("cormorant", {}, ["cormorant"]),
+    ('"quiet cormorant"', {}, ["-F", "quiet cormorant"]),
+    ('"project review"', {}, ["-F", "project review"]),
+    ('"kitchen budget"', {}, ["-F", "kitchen budget"]),
+    ("light*", {}, [r"\blight"]),
+    ("meet*", {}, [r"\bmeet"]),
+    ("harb*", {}, [r"\bharb"]),
+    ("comp*", {}, [r"\bcomp"]),
+    ("garden budget", {}, ["garden"]),
+    ("meeting notes review", {}, ["meeting"]),
+    ("sourdough cardamom", {}, ["sourdough"]),
+    ("marathon training plan", {}, ["marathon"]),
+    ("garden OR kitchen", {}, ["-e", "garden", "-e", "kitchen"]),
+    ("budget -garden", {}, ["budget"]),
+    ("invoice", {"folder": "Area 03"}, ["invoice", "Area 03"]),
+    ("roadmap", {"folder": "Area 07/Sub 2"}, ["roadmap", "Area 07/Sub 2"]),
+    ("deadline", {"tags": ["project/alpha"]}, ["deadline"]),
+    ("review", {"tags": ["project"]}, ["review"]),
+    ("migration", {"tags": ["work"], "folder": "Area 01"}, ["migration", "Area 01"]),
+    ("café", {}, ["café"]),
+    ("retrospective", {}, ["retrospective"]),
+    ("architecture decision", {}, ["architecture"]),
+    ("mortgage bicycle", {}, ["mortgage"]),
+]
+
+
+# -- the vault --------------------------------------------------------------------------------
+
+
+def _pseudo_words(rng: random.Random, count: int) -> list[str]:
+    syllables = ["ka", "zu", "vo", "mi", "ra", "te", "lo", "shi", "fen", "dor", "ul", "bra", "qui", "nex", "tor"]
+    words = {"".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))) for _ in range(count * 2)}
+    return sorted(words)[:count]
+
+
+@dataclass
+class WordModel:
+    words: list[str]
+    cumulative: list[float]
+    rng: random.Random
+
+    @classmethod
+    def build(cls, seed: int) -> WordModel:
+        rng = random.Random(seed)
+        words = COMMON + TOPICS + _pseudo_words(rng, 6000)
+        weights = [1.0 / (rank + 1) ** 1.05 for rank in range(len(words))]
+        # topic words get a mid-frequency boost so they behave like real subject words
+        for index in range(len(COMMON), len(COMMON) + len(TOPICS)):
+            weights[index] = weights[60]
+        total = 0.0
+        cumulative = []
+        for weight in weights:
+            total += weight
+            cumulative.append(total)
+        return cls(words, cumulative, rng)
+
+    def sentence(self, length: int) -> str:
+        words = self.rng.choices(self.words, cum_weights=self.cumulative, k=length)
+        return " ".join(words).capitalize() + "."
+
+
+def note_text(n: int, total: int, model: WordModel) -> str:
+    rng = model.rng
+    tags = rng.sample(TAGS, rng.randint(0, 3))
+    lines = ["---", f"created: 2026-{1 + n % 12:02d}-{1 + n % 28:02d}"]
+    if tags:
+        lines.append("tags: [" + ", ".join(tags) + "]")
+    if n % 10 == 0:
+        lines.append(f"aliases: [{model.sentence(2)[:-1]}]")
+    lines += ["---", f"# {model.sentence(rng.randint(2, 5))[:-1]}", ""]
+    for section in range(rng.randint(2, 4)):
+        lines += [f"## {model.sentence(rng.randint(1, 3))[:-1]}", ""]
+        for _ in range(rng.randint(1, 4)):
+            sentences = [model.sentence(rng.randint(6, 18)) for _ in range(rng.randint(2, 6))]
+            if rng.random() < 0.3:
+                sentences.append(f"See [[Note {rng.randrange(total)}]].")
+            if rng.random() < 0.15:
+                sentences.append("#" + rng.choice(TAGS))
+            lines += [" ".join(sentences), ""]
+        if section == 1 and n % 10 == 3:
+            lines += ["```python", f"def step_{n}(x):", "    return budget(x) + 1", "```", ""]
+    if n % 997 == 0:
+        lines += [f"Only here: {PLANTED}.", ""]
+    return "\n".join(lines)
+
+
+def generate_vault(root: Path, notes: int, seed: int = 7) -> int:
+    """Write `notes` notes under `root`; returns the total size in bytes."""
+    model = WordModel.build(seed)
+    size = 0
+    for n in range(notes):
+        folder = root / f"Area {n % 20:02d}" / f"Sub {n % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        data = note_text(n, notes, model).encode("utf-8")
+        path = folder / f"Note {n}.md"
+        path.write_bytes(data)
+        os.utime(path, (EPOCH + n * 600, EPOCH + n * 600))  # notes written over months, like a real vault
+        size += len(data)
+    return size
+
+
+# -- measuring --------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def timed(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000
+
+
+def rg_times(vault: Path, repeat: int) -> list[float] | None:
+    rg = shutil.which("rg")
+    if rg is None:
+        return None
+    out = []
+    for _ in range(repeat):
+        for _, _, args in QUERIES:
+            folder = vault
+            if len(args) == 2 and args[0] != "-F" and not args[0].startswith("-"):
+                args, folder = [args[0]], vault / args[1]
+            command = [rg, "-l", "-i", *args, str(folder)]
+            out.append(timed(functools.partial(subprocess.run, command, stdout=subprocess.DEVNULL, check=False)))
+    return out
+
+
+def process_tree_rss(token: str) -> int:
+    """Largest VmRSS (kB) among non-uv processes whose command line holds `token`."""
+    best = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if token not in cmdline or comm == "uv":
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                best = max(best, int(line.split()[1]))
+    return best
+
+
+async def server_rss(args: list[str], token: str, env: dict[str, str], search: bool) -> int:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=UV, args=["run", "--quiet", *args], env=env, cwd=str(REPO))
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            await client.list_tools()
+            if search:
+                for query, filters, _ in QUERIES[:10]:
+                    await client.call_tool("search_notes", {"query": query, **filters})
+            await asyncio.sleep(0.2)
+            return process_tree_rss(token)
+
+
+BARE = Path(__file__).resolve().parent / "bare_server.py"  # the shared baseline of the benchmarks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=5, help="passes over the query set")
+    parser.add_argument("--keep", action="store_true", help="keep the generated vault and index")
+    options = parser.parse_args()
+
+    from obsidian_mcp.index import search
+    from obsidian_mcp.index.store import index_location
+    from obsidian_mcp.index.vault_index import VaultIndex
+    from obsidian_mcp.vault.paths import Vault
+
+    work = Path(tempfile.mkdtemp(prefix="obsidian-bench-"))
+    vault_dir, index_dir = work / "vault", work / "index"
+    try:
+        started = time.perf_counter()
+        size = generate_vault(vault_dir, options.notes, options.seed)
+        print(f"generated {options.notes} notes, {size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
+        vault = Vault(vault_dir)
+        location = index_location(index_dir, vault.root)
+
+        index = VaultIndex(vault, location, rescan_seconds=3600)
+        build_ms = timed(index.refresh)
+        sync_ms = statistics.median(timed(index.refresh) for _ in range(5))
+
+        def run_queries(target: VaultIndex) -> list[float]:
+            for query, filters, _ in QUERIES:  # warm-up pass
+                search.search_notes(target, query, **filters)
+            return [
+                timed(functools.partial(search.search_notes, target, query, **filters))
+                for _ in range(options.repeat)
+                for query, filters, _ in QUERIES
+            ]
+
+        query_ms = run_queries(index)
+        listed_ms = run_queries(VaultIndex(vault, location, rescan_seconds=0))
+        planted = search.search_notes(index, '"quiet cormorant"', limit=100)
+        assert planted["total"] == len(range(0, options.notes, 997)), planted["total"]
+        rg_ms = rg_times(vault_dir, options.repeat)
+
+        env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+        server = ["obsidian-mcp", "--vault", str(vault_dir), "--index-dir", str(index_dir)]
+        ours = asyncio.run(server_rss(server, str(vault_dir), env, search=True))
+        bare = asyncio.run(server_rss(["python", str(BARE), str(work)], str(work), env, search=False))
+    finally:
+        if not options.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    rows = [
+        ("notes / size", f"{options.notes:,} / {size / 1e6:.1f} MB", ""),
+        ("index build (first sync)", f"{build_ms / 1000:.2f} s", "< 10 s"),
+        ("unchanged-vault sync (full listing)", f"{sync_ms:.1f} ms", "cheap"),
+        (
+            "search p50 / p95 (query)",
+            f"{percentile(query_ms, 0.5):.1f} / {percentile(query_ms, 0.95):.1f} ms",
+            "p95 < 50 ms",
+        ),
+        (
+            "search p50 / p95 (+ listing every call)",
+            f"{percentile(listed_ms, 0.5):.1f} / {percentile(listed_ms, 0.95):.1f} ms",
+            "",
+        ),
+    ]
+    if rg_ms is None:
+        rows.append(("rg -l -i p50 / p95", "ripgrep not installed: skipped", ""))
+    else:
+        ratio = percentile(rg_ms, 0.5) / percentile(query_ms, 0.5)
+        rows.append(("rg -l -i p50 / p95", f"{percentile(rg_ms, 0.5):.1f} / {percentile(rg_ms, 0.95):.1f} ms", ""))
+        rows.append(("rg p50 ÷ search p50 (query)", f"{ratio:.1f}×", "≥ 1×"))
+    rows.append(("RSS obsidian-mcp after warm search", f"{ours / 1024:.1f} MB", ""))
+    rows.append(("RSS bare MCPServer", f"{bare / 1024:.1f} MB", ""))
+    rows.append(("RSS ratio", f"{ours / bare:.2f}×" if bare else "n/a", "< 1.5×"))
+    print()
+    print("| measure | result | target |")
+    print("|---|---|---|")
+    for name, value, target in rows:
+        print(f"| {name} | {value} | {target} |")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
