@@ -1,13 +1,13 @@
 # Every target installs what it needs: `make demo` and `make test` work on a fresh machine.
 SHELL := /bin/bash
-export PATH := $(HOME)/.local/bin:$(PATH)
-UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# scripts/uv finds uv wherever the installer put it, so one make run can install it and use it.
+UV := $(CURDIR)/scripts/uv
 export UV
 
 .PHONY: setup test unit contract lint specs demo fuzz bench
 
 setup:
-	@command -v uv >/dev/null 2>&1 || test -x "$(UV)" || ./scripts/install-uv.sh
+	@./scripts/install-uv.sh
 	@"$(UV)" sync --locked --quiet
 
 test: setup lint
