@@ -88,6 +88,11 @@ async def test_auth_required_when_the_refresh_token_was_revoked(gmail_env: dict[
             {"retry_after_seconds": 90},
         ),
         (
+            Fault(route="labels.list", status=401, reason="authError", times=None),
+            "auth_required",
+            {"reason": "expired"},
+        ),
+        (
             Fault(route="labels.list", status=403, reason="insufficientPermissions"),
             "auth_required",
             {"reason": "insufficient_scope"},
@@ -105,7 +110,7 @@ async def test_auth_required_when_the_refresh_token_was_revoked(gmail_env: dict[
             {"service": "gmail_api"},
         ),
     ],
-    ids=["429", "403-user-rate", "403-scope", "403-forbidden", "400", "503", "malformed-200"],
+    ids=["429", "403-user-rate", "401", "403-scope", "403-forbidden", "400", "503", "malformed-200"],
 )
 async def test_gmail_failures_map_to_the_contract(
     gmail_env: dict[str, str], emulator: Emulator, fault: Fault, code: str, details: dict[str, Any]
