@@ -157,6 +157,11 @@ def configure_logging(service: str, level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    # Nothing else may write free text to stderr: Python warnings and crashes become JSON lines too.
+    logging.captureWarnings(True)
+    fatal = logging.getLogger("mcp_contract.fatal")
+    sys.excepthook = lambda kind, exc, tb: fatal.critical("unhandled exception", exc_info=(kind, exc, tb))
+    threading.excepthook = lambda args: fatal.critical("unhandled exception in a thread", exc_info=args.exc_value)
 
 
 # --- the call path --------------------------------------------------------------------------------
