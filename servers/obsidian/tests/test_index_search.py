@@ -245,7 +245,7 @@ def test_an_unchanged_vault_is_synced_without_reading_files(make_index: Make, mo
 
 def test_writes_through_the_server_are_seen_between_rescans(root: Path, make_index: Make) -> None:
     locks = TrackedLocks()
-    index = make_index({"Old.md": "plain\n"}, changes=locks, rescan_seconds=3600)
+    index = make_index({"Old.md": "plain\n"}, changes=locks, rescan_seconds=3600, watch=False)  # no change feed
     vault = index.vault
     assert search.search_notes(index, "plain")["total"] == 1
     notes.write_note(vault, locks, "Made by a tool", "an osprey appears\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS
+from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
 from obsidian_mcp.models import configure_logging
 from obsidian_mcp.server import Config, build_server
 from obsidian_mcp.vault.storage import cleanup_stale_temp_files
@@ -40,9 +40,12 @@ log = logging.getLogger("obsidian_mcp")
     "--rescan-seconds",
     envvar="OBSIDIAN_MCP_RESCAN_SECONDS",
     type=click.FloatRange(min=0),
-    default=DEFAULT_RESCAN_SECONDS,
-    show_default=True,
-    help="How often the index re-lists the vault for edits made by other programs; 0 = before every call.",
+    default=None,
+    help=(
+        "How often the index lists the whole vault for edits made by other programs; 0 = before every call "
+        f"(default: {FEED_RESCAN_SECONDS:g} s as a safety net while the Linux inotify feed reports them, "
+        f"{DEFAULT_RESCAN_SECONDS:g} s without it)."
+    ),
 )
 @click.option(
     "--log-level",
@@ -51,7 +54,9 @@ log = logging.getLogger("obsidian_mcp")
     show_default=True,
     type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
 )
-def main(vault: Path | None, read_only: bool, index_dir: Path | None, rescan_seconds: float, log_level: str) -> None:
+def main(
+    vault: Path | None, read_only: bool, index_dir: Path | None, rescan_seconds: float | None, log_level: str
+) -> None:
     """Serve the vault at VAULT to an MCP client over stdio."""
     configure_logging("obsidian-mcp", log_level)  # before the server exists, so the SDK adds no handler
     if vault is None or not vault.expanduser().is_dir():

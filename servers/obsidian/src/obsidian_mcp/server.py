@@ -8,7 +8,7 @@ from pathlib import Path
 from obsidian_mcp.errors import to_contract
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.store import default_index_dir, index_location
-from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, VaultIndex
+from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.models import ContractServer
 from obsidian_mcp.tools import links as link_tools
 from obsidian_mcp.tools import notes as note_tools
@@ -30,7 +30,7 @@ class Config:
     read_only: bool = False
     crash_tools: frozenset[str] = field(default_factory=frozenset)
     index_dir: Path | None = None  # None: the user cache dir
-    rescan_seconds: float = DEFAULT_RESCAN_SECONDS
+    rescan_seconds: float | None = None  # None: 300 s with the inotify change feed, 2 s without
 
 
 def build_server(config: Config) -> ContractServer:

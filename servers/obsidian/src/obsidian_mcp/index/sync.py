@@ -20,7 +20,7 @@ from obsidian_mcp.index.extract import NoteRecord, extract
 from obsidian_mcp.index.store import COLUMNS
 from obsidian_mcp.vault.errors import VaultError
 from obsidian_mcp.vault.links import fold, stem
-from obsidian_mcp.vault.paths import NOTE_SUFFIX, NoteInfo, Vault
+from obsidian_mcp.vault.paths import NOTE_SUFFIX, NoteInfo, Vault, is_unlisted_name
 from obsidian_mcp.vault.storage import etag_of, read_bytes
 
 ProgressFn = Callable[[int, int], None]
@@ -64,25 +64,34 @@ def plan_full(conn: sqlite3.Connection, infos: Iterable[NoteInfo]) -> tuple[list
 
 
 def plan_paths(conn: sqlite3.Connection, vault: Vault, paths: Iterable[Path]) -> tuple[list[NoteInfo], list[str]]:
-    """(notes to read, paths gone) for specific files this server wrote (real paths)."""
+    """(notes to read, paths gone) for specific files that may have changed (paths inside the vault).
+
+    Each path is judged as `Vault.iter_notes` would list it: names under dot-folders, dot-files
+    (temp files among them), names that are not valid UTF-8 and non-`.md` files are ignored; a
+    path that is no longer a listable regular file (deleted, renamed away, unreadable, replaced by
+    a folder) is gone, and any other is (re)read — new or changed. Symlinks whose target leaves
+    the vault or is hidden are refused when read (`apply` drops them), as the listing skips them.
+    """
     todo: list[NoteInfo] = []
     gone: list[str] = []
     for path in paths:
         if not path.is_relative_to(vault.root):
             continue
         parts = path.relative_to(vault.root).parts
-        if not parts or any(p.startswith(".") for p in parts) or not parts[-1].endswith(NOTE_SUFFIX):
+        if not parts or any(is_unlisted_name(p) for p in parts):
+            continue
+        if not parts[-1].endswith(NOTE_SUFFIX):
             continue
         rel = "/".join(parts)
         try:
             info = os.stat(path)
-        except FileNotFoundError:
+        except OSError:  # missing, or under a folder that is gone or unreadable: not listed either
             gone.append(rel)
-            continue
-        except OSError:
             continue
         if stat.S_ISREG(info.st_mode):
             todo.append(NoteInfo(rel=rel, size=info.st_size, mtime=info.st_mtime))
+        else:
+            gone.append(rel)
     return todo, gone
 
 

@@ -311,7 +311,7 @@ class Vault:
             return  # an unreadable sub-folder is skipped rather than failing the whole listing
         for entry in entries:
             name = entry.name
-            if name.startswith(".") or _has_surrogates(name):
+            if is_unlisted_name(name):
                 continue
             rel = f"{rel_dir}/{name}" if rel_dir else name
             path = Path(entry.path)
@@ -331,6 +331,12 @@ class Vault:
                     self._collect(path, rel, recursive, out, ancestors, top=False)
             elif stat.S_ISREG(st.st_mode) and name.endswith(NOTE_SUFFIX):
                 out.append(NoteInfo(rel=rel, size=st.st_size, mtime=st.st_mtime))
+
+
+def is_unlisted_name(name: str) -> bool:
+    """A folder or file name the vault never lists or indexes: hidden (dot) names and names that are not
+    valid UTF-8 on disk (surrogate-escaped)."""
+    return name.startswith(".") or _has_surrogates(name)
 
 
 def _has_surrogates(name: str) -> bool:
