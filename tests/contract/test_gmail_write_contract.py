@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -64,13 +65,13 @@ async def test_send_answers_the_truth_about_delivery(gmail_env: dict[str, str], 
         assert "Sent" in answer.payload["message"]
         assert sends_of(emulator, "failed-500") == [] and send_requests(emulator) == 1
 
-        # 503 twice: Gmail declined both times, nothing stored → not_sent, safe to retry.
+        # 503 proves nothing: looked for in Sent, not found → unknown, never retried.
         emulator.clear_requests()
-        emulator.add_fault(Fault("messages.send", status=503, times=2))
+        emulator.add_fault(Fault("messages.send", status=503))
         answer = await session.call("send_email", {**args, "subject": "failed-503"})
-        assert_error(session, answer, "send_failed", server=SERVER, tool="send_email", delivery="not_sent",
-                     retryable=True)  # fmt: skip
-        assert sends_of(emulator, "failed-503") == [] and send_requests(emulator) == 2
+        assert_error(session, answer, "send_failed", server=SERVER, tool="send_email", delivery="unknown",
+                     retryable=False)  # fmt: skip
+        assert sends_of(emulator, "failed-503") == [] and send_requests(emulator) == 1
 
         # 429 is a refusal: rate_limited with the wait, nothing sent, no retry.
         emulator.clear_requests()
@@ -175,3 +176,14 @@ async def test_every_write_tool_end_to_end_and_never_a_permanent_delete(
     assert "TRASH" in emulator.mailbox.label_ids(emulator.seeded["promo"])
     assert emulator.mailbox.get_raw(emulator.seeded["promo"])  # trashed, still there
     assert not PERMANENT_DELETES & {r.route for r in emulator.request_log()}
+
+
+async def test_send_that_cannot_connect_is_not_sent(gmail_env: dict[str, str]) -> None:
+    with socket.socket() as sock:  # a port that was free a moment ago: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = gmail_env | {"GMAIL_MCP_API_ENDPOINT": f"http://127.0.0.1:{port}/"}
+    async with running(["gmail-mcp"], env) as session:
+        answer = await session.call("send_email", {"to": "bob@example.com", "subject": "s", "body": "b"})
+        assert_error(session, answer, "send_failed", server=SERVER, tool="send_email", delivery="not_sent",
+                     retryable=True)  # fmt: skip

@@ -7,12 +7,11 @@ transport; what happens after a failure depends on what the failure proves (spec
 * REFUSED — Gmail answered 4xx (400, 401, 403, 404, 429): it did not act. The failure is answered
   as is (parse_error, auth_required, permission_denied, not_found, rate_limited); no retry.
 * NOT_SENT — the connection could not be made (or the token could not be refreshed): the
-  request never left. One more attempt.
-* UNAVAILABLE — Gmail answered 503: it declined to act ("try again"). We still look for the
-  result (a check costs one read); if it is not there, one more attempt.
-* AMBIGUOUS — anything else after the request went out: timeout, dropped connection, any other
-  5xx, a 2xx whose body is not the expected JSON. Gmail may have acted. We look for the result:
-  found → success with a warning; not found → "cannot tell", never a retry.
+  request never left. This is the only case certain enough for one more attempt.
+* AMBIGUOUS — anything else after the request went out: timeout, dropped connection, any 5xx
+  (503 included: a front end may answer it after the back end acted), a 2xx whose body is not
+  the expected JSON. Gmail may have acted. We look for the result: found → success with a
+  warning; not found → "cannot tell", never a retry.
 
 Looking means finding the message by its own Message-ID in Sent (`rfc822msgid:` search), a few
 times over a short period since a send may still be settling; for a draft, also whether it still
@@ -49,7 +48,6 @@ CONFIRMED_WARNING = "DELIVERY_CONFIRMED_AFTER_ERROR"
 class Verdict(enum.Enum):
     REFUSED = "refused"
     NOT_SENT = "not_sent"
-    UNAVAILABLE = "unavailable"
     AMBIGUOUS = "ambiguous"
 
 
@@ -102,8 +100,6 @@ def judge(exc: BaseException, resource: str, ident: str) -> tuple[Verdict, Gmail
         status = exc.status_code
         if 400 <= status < 500:
             return Verdict.REFUSED, failure
-        if status == 503:
-            return Verdict.UNAVAILABLE, failure
     return Verdict.AMBIGUOUS, failure
 
 
@@ -144,11 +140,7 @@ def run_once(
         found = _look(client, look)
         if found is not None:
             return Done(found, [_confirmed(failure)])
-        if verdict is Verdict.AMBIGUOUS:
-            raise Undetermined(failure, f"the {resource} request failed after it was sent, and the result is not found")
-        if attempt == 2:
-            raise NotDone(failure)
-        time.sleep(client.backoff(1))
+        raise Undetermined(failure, f"the {resource} request failed after it was sent, and the result is not found")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
