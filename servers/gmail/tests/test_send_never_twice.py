@@ -104,7 +104,7 @@ def test_a_timed_out_send_that_lands_later_is_unknown_never_resent(
     emu: Emulator, make_client: Callable[..., GmailClient], sent_copies: Callable[[str], int]
 ) -> None:
     delivery = Delivery(make_client(timeout=1.0))
-    emu.add_fault(Fault(SEND, delay=1.5, after_commit=True))  # Gmail stores it after we gave up
+    emu.add_fault(Fault(SEND, delay=2.5, after_commit=True))  # Gmail stores it well after we gave up
     built = message()
     assert outcome(delivery, built) == ("send_failed", "unknown")
     assert wait_for(lambda: sent_copies(built.message_id) == 1)
