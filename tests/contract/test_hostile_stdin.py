@@ -99,9 +99,11 @@ def test_closing_stdin_ends_the_server_promptly_with_exit_0(vault: Path) -> None
 def test_sigterm_lets_the_write_in_progress_finish(vault: Path) -> None:
     raw = RawServer("obsidian_mcp", ["--vault", str(vault)])
     raw.initialize()
-    content = "fresh\n" * 1_000_000  # 6 MB: the write is still running when the signal arrives
+    content = "fresh\n" * 1_000_000  # 6 MB
     raw.send(tool_call(1, "write_note", {"path": "Big", "content": content, "mode": "overwrite"}))
-    time.sleep(0.3)
+    deadline = time.monotonic() + 20
+    while not any(p.name.endswith(".tmp") for p in vault.iterdir()):  # the write is under way
+        assert time.monotonic() < deadline, "the write never started"
     raw.proc.send_signal(signal.SIGTERM)
     reply = json.loads(raw.read_line(timeout=20))
     assert reply["id"] == 1 and reply["result"]["structuredContent"]["created"] is True
