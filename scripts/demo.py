@@ -47,10 +47,12 @@ async def obsidian_demo(workdir: Path) -> None:
         print("tools:", ", ".join(await session.tool_names()))
         await call(session, "list_notes", {"folder": "Projects", "limit": 3})
         await call(session, "read_note", {"path": "Projects/Alpha", "max_chars": 400})
-        if "search_notes" in await session.tool_names():
-            await call(session, "search_notes", {"query": "launch criteria", "limit": 3})
+        await call(session, "search_notes", {"query": "launch criteria", "limit": 3})
+        await call(session, "get_backlinks", {"path": "Projects/Garden Shed"}, limit=700)
+        await call(session, "daily_note", {"date": "2026-11-22"}, limit=600)
         await call(session, "append_to_note", {"path": "Inbox", "content": "- [ ] Try the MCP demo\n"})
         await call(session, "read_note", {"path": "../../etc/passwd"})
+        await call(session, "write_note", {"path": "Projects/Alpha", "content": "oops"})
 
 
 async def gmail_demo(workdir: Path) -> None:

@@ -37,3 +37,12 @@ def test_the_spec_error_schema_is_the_model_schema() -> None:
         for tool in spec(server)["tools"]:
             codes = tool["errorSchema"]["allOf"][1]["properties"]["error"]["enum"]
             assert set(codes) <= EIGHT and "internal_error" in codes, tool["name"]
+
+
+def test_the_two_models_files_are_the_same_file() -> None:
+    # They are duplicated on purpose (the servers share no code); any drift is a bug in one of them.
+    from tests.contract.harness import REPO
+
+    gmail = (REPO / "servers/gmail/src/gmail_mcp/models.py").read_bytes()
+    obsidian = (REPO / "servers/obsidian/src/obsidian_mcp/models.py").read_bytes()
+    assert gmail == obsidian
