@@ -111,3 +111,13 @@ async def test_a_part_that_keeps_failing_in_the_batch_is_a_warning(
     assert answer.error is None
     assert len(answer.payload["messages"]) == 4
     assert answer.payload["warnings"][0]["code"] == "PARTIAL_RESULTS"
+
+
+async def test_list_labels_fills_the_label_cache(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    # Regression guard: list_labels fetched labels.list for itself, then get_email fetched it again.
+    async with running(["gmail-mcp"], gmail_env) as session:
+        emulator.clear_requests()
+        assert (await session.call("list_labels")).error is None
+        email = await session.call("get_email", {"message_id": emulator.seeded["status"]})
+    assert "Projects" in email.payload["labels"]
+    assert sum(1 for r in emulator.request_log() if r.route == "labels.list") == 1

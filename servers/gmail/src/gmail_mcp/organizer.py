@@ -52,7 +52,7 @@ class Organizer:
         try:
             return self.reader.labels.resolve(wanted)
         except ApiNotFound:
-            self.reader.labels.load(self.client.read(lambda users: users.labels().list(userId="me"), "label"))
+            self.reader.reload_labels()
             return self.reader.labels.resolve(wanted)
 
     def modify(self, message_ids: list[str], add: list[str], remove: list[str]) -> tuple[list[str], Failures]:

@@ -29,16 +29,53 @@ def _list_labels(users: Any) -> Any:
     return users.labels().list(userId="me")
 
 
+def _get_label(users: Any, label_id: str) -> Any:
+    return users.labels().get(userId="me", id=label_id)
+
+
 class MailReader:
     def __init__(self, client: GmailClient, labels: LabelDirectory, download_dir: Path) -> None:
         self.client = client
         self.labels = labels
         self.download_dir = download_dir
 
+    def reload_labels(self) -> dict[str, Any]:
+        """Fetch the label list now, refresh the id → name cache with it, and return it."""
+        listed = self.client.read(_list_labels, "label")
+        self.labels.load(listed)
+        return listed
+
     def label_names(self) -> dict[str, str]:
         if not self.labels.fresh():
-            self.labels.load(self.client.read(_list_labels, "label"))
+            self.reload_labels()
         return self.labels.names()
+
+    def labels_with_counts(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """Every label with its counts (labels.list, then one batch of labels.get); also refreshes the cache.
+
+        Returns (labels, ids of labels whose counts could not be fetched — shown without counts).
+        """
+        listed = self.reload_labels().get("labels", [])
+        details = self.client.batch(
+            [(str(item["id"]), functools.partial(_get_label, label_id=str(item["id"]))) for item in listed], "label"
+        )
+        rows, missing = [], []
+        for item in listed:
+            got = details.get(item["id"])
+            if not isinstance(got, dict):
+                missing.append(item["id"])
+                got = {}
+            rows.append(
+                {
+                    "id": item["id"],
+                    "name": item.get("name", item["id"]),
+                    "type": item.get("type", "user"),
+                    "messages_unread": got.get("messagesUnread"),
+                    "messages_total": got.get("messagesTotal"),
+                }
+            )
+        rows.sort(key=lambda row: (row["type"] != "system", str(row["name"]).lower()))
+        return rows, missing
 
     def search(
         self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool

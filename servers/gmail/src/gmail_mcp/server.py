@@ -49,7 +49,7 @@ def build_server(settings: Settings) -> ContractServer:
     )
     reader = MailReader(client, LabelDirectory(), settings.download_dir)
     delivery = Delivery(client)
-    labels.register(server, client)
+    labels.register(server, reader)
     messages.register(server, reader)
     # In read-only mode the write tools are not registered: ContractServer answers a call to one
     # of WRITE_TOOLS with permission_denied (reason read_only).
