@@ -10,7 +10,6 @@ import email.utils
 import http.client
 import json
 import math
-import socket
 import time
 from typing import Any
 
@@ -25,13 +24,9 @@ from gmail_mcp.api.errors import (
 )
 
 RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
-NETWORK_ERRORS: tuple[type[BaseException], ...] = (
-    ConnectionError,
-    TimeoutError,
-    socket.timeout,
-    http.client.HTTPException,
-    OSError,
-)
+# OSError covers ConnectionError (refused, reset), TimeoutError and socket.timeout;
+# http.client.HTTPException covers RemoteDisconnected.
+NETWORK_ERRORS: tuple[type[BaseException], ...] = (OSError, http.client.HTTPException)
 
 
 def error_reason(content: bytes | str | None) -> str:
