@@ -77,9 +77,12 @@ def check_result(reply: dict[str, Any], secrets: list[str], forbidden_paths: lis
 
     assert "result" in reply, f"a JSON-RPC error for a tools/call: {reply}"
     result = reply["result"]
-    payload = result["structuredContent"]
-    assert json.loads(result["content"][0]["text"]) == payload
     text = result["content"][0]["text"]
+    payload = json.loads(text)
+    if result.get("isError"):
+        assert "structuredContent" not in result, "an error result must not carry structuredContent"
+    else:
+        assert result["structuredContent"] == payload
     for secret in secrets:
         assert secret not in text
     if result.get("isError"):

@@ -48,8 +48,12 @@ class Session:
         assert len(result.content) == 1 and isinstance(result.content[0], TextContent), result
         payload = json.loads(result.content[0].text)
         assert isinstance(payload, dict)
-        assert result.structured_content == payload, "structuredContent must equal the text's JSON"
         assert bool(result.is_error) == ("error" in payload), "isError must be set exactly for errors"
+        if result.is_error:
+            # interface.md §1: TS SDK clients reject an error whose structuredContent misses the outputSchema.
+            assert result.structured_content is None, "an error result must not carry structuredContent"
+        else:
+            assert result.structured_content == payload, "structuredContent must equal the text's JSON"
         return Answer(result, payload)
 
     async def tool_names(self) -> list[str]:

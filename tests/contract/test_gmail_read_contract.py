@@ -92,14 +92,45 @@ async def test_thread_and_attachment_download_never_overwrite(gmail_env: dict[st
 
 async def test_unknown_ids_are_not_found(gmail_env: dict[str, str]) -> None:
     async with running(["gmail-mcp"], gmail_env) as session:
-        answer = await session.call("get_email", {"message_id": "doesnotexist"})
+        answer = await session.call("get_email", {"message_id": "ffffffffffffffff"})
         assert_error(
-            session, answer, "not_found", server=SERVER, tool="get_email", resource="message", id="doesnotexist"
+            session, answer, "not_found", server=SERVER, tool="get_email", resource="message", id="ffffffffffffffff"
         )
-        answer = await session.call("get_thread", {"thread_id": "doesnotexist"})
+        answer = await session.call("get_thread", {"thread_id": "fffffffffffffffe"})
         assert_error(session, answer, "not_found", server=SERVER, tool="get_thread", resource="thread")
         answer = await session.call("get_email", {"message_id": ""})
         assert_error(session, answer, "parse_error", server=SERVER, tool="get_email", field="message_id")
+
+
+async def test_ids_that_are_not_gmail_ids_are_refused_before_any_request(
+    gmail_env: dict[str, str], emulator: Emulator
+) -> None:
+    # Regression guard (schema fuzzing): a caller's id was used as a batch part's Content-ID; an odd
+    # one made googleapiclient raise BatchError with resp=None, and classify answered internal_error.
+    odd = ["18c0ffee00000001", "a>b <c@d>", "+ 1", "\u00e9\u00e9", "ab\r\nX-Injected: 1"]
+    async with running(["gmail-mcp"], gmail_env) as session:
+        emulator.clear_requests()
+        for tool in ("trash_email", "modify_labels"):
+            answer = await session.call(
+                tool,
+                {"message_ids": odd, "add_labels": ["STARRED"]} if tool == "modify_labels" else {"message_ids": odd},
+            )
+            details = assert_error(session, answer, "parse_error", server=SERVER, tool=tool)
+            assert details["field"] == "message_ids.1" and details["reason"] == "string_pattern_mismatch"
+        for tool, argument in (("get_email", "message_id"), ("get_thread", "thread_id")):
+            answer = await session.call(tool, {argument: "../labels"})
+            assert_error(session, answer, "parse_error", server=SERVER, tool=tool, field=argument)
+    assert emulator.request_log() == [], "a refused id must not reach Gmail"
+
+
+async def test_a_gmail_400_on_search_names_the_argument(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    # Regression guard (schema fuzzing): a 400 for a bad query answered parse_error without `field`.
+    async with running(["gmail-mcp"], gmail_env) as session:
+        emulator.add_fault(Fault(route="messages.list", status=400, reason="invalidArgument", message="Invalid query"))
+        answer = await session.call("search_emails", {"query": "from:(ann"})
+        assert_error(session, answer, "parse_error", server=SERVER, tool="search_emails", field="query")
+        answer = await session.call("search_emails", {"query": "ann", "page_token": "not-a-token"})
+        assert_error(session, answer, "parse_error", server=SERVER, tool="search_emails", field="page_token")
 
 
 async def test_a_part_that_keeps_failing_in_the_batch_is_a_warning(

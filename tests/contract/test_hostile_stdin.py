@@ -76,7 +76,8 @@ def test_a_20_mib_line_is_survived(server: RawServer) -> None:
     huge = "x" * (20 * 1024 * 1024)
     reply = server.request(tool_call(1, "read_note", {"path": huge}), timeout=60)
     assert reply["result"]["isError"] is True
-    assert reply["result"]["structuredContent"]["error"] in {"permission_denied", "parse_error"}
+    assert "structuredContent" not in reply["result"]
+    assert json.loads(reply["result"]["content"][0]["text"])["error"] in {"permission_denied", "parse_error"}
     assert answer_to(server, huge.encode())["error"]["code"] == -32700  # type: ignore[index]
     assert "result" in server.request(tool_call(2, "list_notes", {"limit": 1}))
     assert server.close() == 0

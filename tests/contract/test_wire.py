@@ -15,19 +15,20 @@ def test_stdout_carries_only_protocol_and_the_error_wire_form_is_exact(vault: Pa
     assert init["result"]["serverInfo"]["name"] == "obsidian-mcp"
     reply = server.request(tool_call(7, "read_note", {"path": "Nowhere"}))
     result = reply["result"]
-    request_id = result["structuredContent"]["details"]["request_id"]
+    request_id = json.loads(result["content"][0]["text"])["details"]["request_id"]
     assert re.fullmatch(r"[0-9a-f]{16}", request_id)
     expected = {
         "error": "not_found",
         "message": "note not found: Nowhere.md",
         "details": {"resource": "note", "path": "Nowhere.md", "retryable": False, "request_id": request_id},
     }
+    # No structuredContent on errors: TS SDK clients validate it against the outputSchema even
+    # when isError is set and throw -32602 instead of the error (typescript-sdk#1943).
     assert reply == {
         "jsonrpc": "2.0",
         "id": 7,
         "result": {
             "content": [{"type": "text", "text": json.dumps(expected, separators=(",", ":"))}],
-            "structuredContent": expected,
             "isError": True,
         },
     }

@@ -53,3 +53,14 @@ def test_backoff_is_jittered(make_client: Callable[..., GmailClient]) -> None:
     client = make_client(backoff=1.0)
     waits = {client._retry_wait(ApiUnavailable("x"), attempt=2) for _ in range(50)}
     assert len(waits) > 40 and all(w is not None and 0 <= w <= 2.0 for w in waits)
+
+
+def test_a_batch_error_without_a_response_is_classified_not_a_crash() -> None:
+    # Regression guard (schema fuzzing): BatchError(resp=None).status_code raises AttributeError,
+    # which turned an unreadable batch answer into internal_error.
+    from gmail_mcp.api.classify import classify
+    from gmail_mcp.api.errors import ApiUnavailable
+    from googleapiclient.errors import BatchError
+
+    failure = classify(BatchError("Invalid response from server", resp=None, content=b""), "message", "x")
+    assert isinstance(failure, ApiUnavailable)

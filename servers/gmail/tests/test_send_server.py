@@ -36,7 +36,8 @@ def make_server(emu: Emulator, client: GmailClient, tmp_path: Path) -> Callable[
 def call(server: ContractServer, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     result = asyncio.run(server.call_tool(name, arguments))
     payload = json.loads(result.content[0].text)  # type: ignore[union-attr]
-    assert result.structured_content == payload  # type: ignore[union-attr]
+    expected = None if result.is_error else payload  # type: ignore[union-attr]
+    assert result.structured_content == expected  # type: ignore[union-attr]
     return bool(result.is_error), payload  # type: ignore[union-attr]
 
 
@@ -67,7 +68,7 @@ def test_argument_failures(make_server: Callable[..., ContractServer], tmp_path:
     assert failed and payload["error"] == "not_found"
     assert payload["details"] == {**payload["details"], "resource": "attachment_file", "path": "plan.pdf"}
     assert str(tmp_path) not in json.dumps(payload)
-    failed, payload = call(server, "modify_labels", {"message_ids": ["x"], "add_labels": ["Nope"]})
+    failed, payload = call(server, "modify_labels", {"message_ids": ["ffffffffffffffff"], "add_labels": ["Nope"]})
     assert failed and payload["error"] == "not_found" and payload["details"]["resource"] == "label"
     failed, payload = call(server, "send_draft", {"draft_id": "r123"})
     assert failed and payload["error"] == "not_found" and payload["details"]["resource"] == "draft"

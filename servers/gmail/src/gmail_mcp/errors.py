@@ -46,7 +46,9 @@ def to_contract(exc: BaseException, request_id: str, *, read_only: bool = False)
                 "permission_denied", str(exc), request_id, reason="forbidden", gmail_reason=exc.reason
             )
         case ApiRejected():
-            return contract_error("parse_error", str(exc), request_id, reason=exc.reason)
+            if exc.field is None:
+                return contract_error("parse_error", str(exc), request_id, reason=exc.reason)
+            return contract_error("parse_error", str(exc), request_id, reason=exc.reason, field=exc.field)
         case ApiUnavailable():
             return contract_error("mcp_unavailable", f"{exc}; try again later", request_id, service="gmail_api")
         case SendFailed():

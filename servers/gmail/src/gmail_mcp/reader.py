@@ -94,6 +94,7 @@ class MailReader:
                 includeSpamTrash=include_spam_trash,
             ),
             "message",
+            arguments={"q": "query", "pageToken": "page_token"},
         )
         ids = [str(item["id"]) for item in listed.get("messages", [])]
         requests: list[tuple[str, Callable[[Any], Any]]] = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 
 from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.config import Settings
@@ -33,6 +34,7 @@ WRITE_TOOLS: tuple[str, ...] = (
 def build_server(settings: Settings) -> ContractServer:
     server = ContractServer(
         name="gmail-mcp",
+        version=importlib.metadata.version("gmail-mcp"),
         instructions=INSTRUCTIONS,
         mapper=functools.partial(to_contract, read_only=settings.read_only),
         read_only=settings.read_only,

@@ -113,9 +113,14 @@ def _text(payload: dict[str, Any]) -> list[ContentBlock]:
 
 
 def error_result(err: MCPError) -> CallToolResult:
-    """An error: the MCPError JSON as text, `isError: true`, and the same object as structuredContent."""
-    payload = err.model_dump(mode="json")
-    return CallToolResult(content=_text(payload), structured_content=payload, is_error=True)
+    """An error: the MCPError JSON as text and `isError: true`, deliberately without structuredContent.
+
+    The TypeScript SDK's Client.callTool (the Inspector, most TS clients) validates any
+    structuredContent against the tool's outputSchema even when isError is set, and replaces
+    the whole answer with -32602 (typescript-sdk#1943). An error object never matches a
+    success schema, so it travels in the text only (interface.md §1).
+    """
+    return CallToolResult(content=_text(err.model_dump(mode="json")), is_error=True)
 
 
 def success_result(payload: dict[str, Any]) -> CallToolResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class Config:
 def build_server(config: Config) -> ContractServer:
     server = ContractServer(
         name="obsidian-mcp",
+        version=importlib.metadata.version("obsidian-mcp"),
         mapper=to_contract,
         instructions=INSTRUCTIONS,
         read_only=config.read_only,

@@ -44,6 +44,17 @@ def error_reason(content: bytes | str | None) -> str:
         return ""
 
 
+def error_location(content: bytes | str | None) -> str:
+    """The request parameter a Google error body blames (`error.errors[].location`); '' if none."""
+    try:
+        for item in json.loads(content or b"").get("error", {}).get("errors") or []:
+            if isinstance(item, dict) and item.get("location"):
+                return str(item["location"])[:80]
+    except (ValueError, AttributeError, TypeError):
+        pass
+    return ""
+
+
 def retry_after_seconds(headers: Any, default: int = 1) -> int:
     """Seconds from a Retry-After header (delta-seconds or HTTP-date); `default` when absent or unreadable."""
     value = headers.get("retry-after") if headers is not None else None
@@ -85,7 +96,13 @@ def classify(exc: BaseException, resource: str = "resource", ident: str = "") ->
     if isinstance(exc, GmailFailure):
         return exc
     if isinstance(exc, HttpError):
-        return classify_http_error(exc.status_code, error_reason(exc.content), exc.resp, resource, ident)
+        status = getattr(exc.resp, "status", None)
+        if status is None:  # a BatchError about a part the library could not read has resp=None
+            return ApiUnavailable("Gmail's batch answer could not be read")
+        failure = classify_http_error(int(status), error_reason(exc.content), exc.resp, resource, ident)
+        if isinstance(failure, ApiRejected):
+            failure.location = error_location(exc.content)
+        return failure
     if isinstance(exc, RefreshError):
         text = str(exc)
         if "invalid_grant" in text:

@@ -15,13 +15,13 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmail_mcp.api.classify import classify
-from gmail_mcp.api.errors import ApiUnavailable, AuthRequired, GmailFailure, RateLimited
+from gmail_mcp.api.errors import ApiRejected, ApiUnavailable, AuthRequired, GmailFailure, RateLimited
 from gmail_mcp.api.tokens import TokenStore
 
 if TYPE_CHECKING:
@@ -155,13 +155,23 @@ class GmailClient:
         return local.send_service
 
     # -- calls ---------------------------------------------------------------------------------
-    def read(self, build: Callable[[Any], Any], resource: str = "resource", ident: str = "") -> dict[str, Any]:
+    def read(
+        self,
+        build: Callable[[Any], Any],
+        resource: str = "resource",
+        ident: str = "",
+        arguments: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
         """Execute an idempotent request, retrying transient failures with jittered backoff.
 
         `build` receives `service.users()` and returns the HttpRequest. A 200 whose body is not a
-        JSON object counts as the API being unavailable.
+        JSON object counts as the API being unavailable. `arguments` maps the request parameters
+        that came from the caller to the tool arguments they came from, in order of suspicion: a
+        400 blames the one Gmail names, else the first.
         """
-        result = self._with_retries(lambda: build(self.users()).execute(num_retries=0), resource, ident)
+        result = self._with_retries(
+            lambda: build(self.users()).execute(num_retries=0), resource, ident, arguments or {}
+        )
         if result is None or result == "":
             return {}
         if not isinstance(result, dict):
@@ -196,7 +206,9 @@ class GmailClient:
         """A full-jitter wait before another attempt."""
         return random.uniform(0, self.settings.backoff_base_seconds * 2 ** (attempt - 1))
 
-    def _with_retries(self, call: Callable[[], T], resource: str, ident: str) -> T:
+    def _with_retries(
+        self, call: Callable[[], T], resource: str, ident: str, arguments: Mapping[str, str] | None = None
+    ) -> T:
         attempt = 0
         while True:
             attempt += 1
@@ -211,6 +223,8 @@ class GmailClient:
                 if isinstance(failure, AuthRequired):
                     self.forget_credentials()
                     raise failure from None
+                if isinstance(failure, ApiRejected) and arguments and failure.field is None:
+                    failure.field = arguments.get(failure.location) or next(iter(arguments.values()))
                 wait = self._retry_wait(failure, attempt)
                 if wait is None:
                     raise failure from None
@@ -262,18 +276,21 @@ class GmailClient:
         results: dict[str, Any],
         failures: dict[str, GmailFailure],
     ) -> None:
-        def on_part(request_id: str, response: Any, exception: BaseException | None) -> None:
+        def on_part(part_id: str, response: Any, exception: BaseException | None) -> None:
+            key = chunk[int(part_id)]
             if exception is not None:
-                failure = classify(exception, resource, request_id)
+                failure = classify(exception, resource, key)
                 if failure is None:
                     raise exception
-                failures[request_id] = failure
+                failures[key] = failure
             elif not isinstance(response, dict):
-                failures[request_id] = ApiUnavailable("Gmail answered with a malformed body")
+                failures[key] = ApiUnavailable("Gmail answered with a malformed body")
             else:
-                results[request_id] = response
+                results[key] = response
 
+        # Part ids are positions, never the caller's ids: they travel as Content-ID headers, and an
+        # odd id there makes the library's answer unreadable (BatchError with resp=None).
         batch = self.service().new_batch_http_request(callback=on_part)
-        for key in chunk:
-            batch.add(pending[key](users), request_id=key)
+        for position, key in enumerate(chunk):
+            batch.add(pending[key](users), request_id=str(position))
         batch.execute()

@@ -39,9 +39,11 @@ class ApiForbidden(GmailFailure):
 class ApiRejected(GmailFailure):
     """Gmail answered 400: the request (a query, an id, a message) is invalid."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: str, field: str | None = None) -> None:
         super().__init__(f"Gmail rejected the request as invalid ({reason}): {detail}")
         self.reason = reason
+        self.field = field  # the tool argument to blame, when the caller knows it
+        self.location = ""  # the request parameter Gmail's answer names, if any
 
 
 class ApiUnavailable(GmailFailure):

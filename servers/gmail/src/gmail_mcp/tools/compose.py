@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from gmail_mcp.drafts import DraftBox
 from gmail_mcp.models import ContractServer, Warning
 from gmail_mcp.sender import Outgoing, Sender
+from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN, DraftId
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 # Sending cannot be undone: "destructive" in the sense of irreversible, and never idempotent.
@@ -24,9 +25,10 @@ To = Annotated[
 Cc = list[str] | str | None  # like `to`; descriptions are kept few: tools/list has a size budget
 Body = Annotated[str, Field(description="plain text")]
 HtmlBody = Annotated[str | None, Field(description="optional HTML version")]
-ReplyTo = Annotated[str | None, Field(max_length=256, description="id of the message answered: threads the reply")]
+ReplyTo = Annotated[
+    str | None, Field(pattern=GMAIL_ID_PATTERN, description="id of the message answered: threads the reply")
+]
 Attachments = Annotated[list[str] | None, Field(max_length=100, description="absolute local file paths (25 MB total)")]
-DraftId = Annotated[str, Field(min_length=1, max_length=256)]
 
 SEND_EMAIL = (
     "Send an email now (cannot be undone). A reply (reply_to_message_id) stays in the original's thread with one "

@@ -10,11 +10,11 @@ from pydantic import BaseModel, Field
 from gmail_mcp.mail.parse import ParsedEmail, slice_body
 from gmail_mcp.models import ContractServer, Warning
 from gmail_mcp.reader import MailReader
+from gmail_mcp.tools.arguments import AttachmentId, MessageId, ThreadId
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 SAVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 
-MessageId = Annotated[str, Field(min_length=1, max_length=256, description="message id from search_emails")]
 MaxBody = Annotated[int, Field(ge=1, le=200_000, description="body characters to return at most")]
 
 
@@ -135,16 +135,12 @@ def register(server: ContractServer, reader: MailReader) -> None:
         return email_view(reader.message(message_id), body_offset, max_body_chars)
 
     @server.tool(annotations=READ)
-    def get_thread(
-        thread_id: Annotated[str, Field(min_length=1, max_length=256)], max_body_chars: MaxBody = 5_000
-    ) -> Thread:
+    def get_thread(thread_id: ThreadId, max_body_chars: MaxBody = 5_000) -> Thread:
         """Read a whole conversation, oldest first; each body is cut at max_body_chars (use get_email for more)."""
         messages = [email_view(parsed, 0, max_body_chars) for parsed in reader.thread(thread_id)]
         return Thread(thread_id=thread_id, messages=messages)
 
     @server.tool(annotations=SAVE)
-    def download_attachment(
-        message_id: MessageId, attachment_id: Annotated[str, Field(min_length=1, max_length=4096)]
-    ) -> SavedAttachment:
+    def download_attachment(message_id: MessageId, attachment_id: AttachmentId) -> SavedAttachment:
         """Save an attachment into the download folder (GMAIL_MCP_DOWNLOAD_DIR) under a safe, unused file name."""
         return SavedAttachment.model_validate(reader.download(message_id, attachment_id))

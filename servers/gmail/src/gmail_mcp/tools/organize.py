@@ -10,11 +10,12 @@ from pydantic import BaseModel, Field
 from gmail_mcp.errors import code_for
 from gmail_mcp.models import ContractServer, Warning
 from gmail_mcp.organizer import MAX_IDS, Failures, Organizer
+from gmail_mcp.tools.arguments import MessageId
 
 LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 TRASH = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 
-MessageIds = Annotated[list[str], Field(min_length=1, max_length=MAX_IDS, description="ids from search_emails")]
+MessageIds = Annotated[list[MessageId], Field(min_length=1, max_length=MAX_IDS, description="ids from search_emails")]
 LabelList = Annotated[list[str], Field(max_length=100, description="label names (any case) or ids")]
 
 MODIFY_LABELS = (
