@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(CURDIR)/scripts/uv
 export UV
 
-.PHONY: setup test unit contract lint specs demo fuzz bench
+.PHONY: setup test unit contract lint specs demo fuzz bench claude-e2e
 
 setup:
 	@./scripts/install-uv.sh
@@ -37,3 +37,8 @@ bench: setup
 	"$(UV)" run --locked python bench/startup.py
 	"$(UV)" run --locked python bench/gmail_search.py
 	"$(UV)" run --locked python bench/obsidian_search.py
+
+# Not part of `make test`/CI: the real Claude Code CLI (pinned in scripts/claude_e2e/package-lock.json,
+# fetched once with npm ci) against a scripted fake Messages API; see scripts/claude_e2e/README.md.
+claude-e2e: setup
+	"$(UV)" run --locked python scripts/claude_e2e/run.py
