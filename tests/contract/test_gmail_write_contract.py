@@ -129,9 +129,11 @@ async def test_unknown_drafts_labels_and_messages(gmail_env: dict[str, str], emu
         assert_error(session, answer, "not_found", server=SERVER, tool="send_email", resource="message")
 
 
-async def test_read_only_mode_lists_and_refuses_no_write_tool(gmail_env: dict[str, str], emulator: Emulator) -> None:
-    from gmail_mcp.server import WRITE_TOOLS
+# Every tool annotated readOnlyHint: false except download_attachment (it writes a local file only).
+WRITE_TOOLS = ("send_email", "create_draft", "send_draft", "delete_draft", "modify_labels", "trash_email")
 
+
+async def test_read_only_mode_lists_and_refuses_no_write_tool(gmail_env: dict[str, str], emulator: Emulator) -> None:
     write_token(Path(gmail_env["GMAIL_MCP_TOKEN_FILE"]), emulator.issue_token(scopes=(READONLY,)))
     async with running(["gmail-mcp", "--read-only"], gmail_env) as session:
         names = await session.tool_names()

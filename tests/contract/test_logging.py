@@ -10,7 +10,7 @@ import pytest
 
 SCRIPT = """
 import threading, warnings
-from {package}.models import configure_logging
+from {package}.runtime.logs import configure_logging
 configure_logging("{service}", "INFO")
 warnings.warn("a library complains")
 thread = threading.Thread(target=lambda: 1 / 0)

@@ -46,3 +46,16 @@ def test_the_two_models_files_are_the_same_file() -> None:
     gmail = (REPO / "servers/gmail/src/gmail_mcp/models.py").read_bytes()
     obsidian = (REPO / "servers/obsidian/src/obsidian_mcp/models.py").read_bytes()
     assert gmail == obsidian
+
+
+def test_the_two_runtime_packages_are_the_same_files() -> None:
+    # The contract's machinery (call path, wire form, log line, stdio guard, SIGTERM) is duplicated
+    # the same way; relative imports keep the copies byte-identical.
+    from tests.contract.harness import REPO
+
+    gmail = REPO / "servers/gmail/src/gmail_mcp/runtime"
+    obsidian = REPO / "servers/obsidian/src/obsidian_mcp/runtime"
+    names = sorted(p.name for p in gmail.glob("*.py"))
+    assert names == sorted(p.name for p in obsidian.glob("*.py")) and "server.py" in names
+    for name in names:
+        assert (gmail / name).read_bytes() == (obsidian / name).read_bytes(), name

@@ -12,8 +12,8 @@ import pytest
 from gmail_emulator import Emulator, Fault
 from gmail_mcp.api.client import GmailClient
 from gmail_mcp.config import Settings
-from gmail_mcp.models import ContractServer
-from gmail_mcp.server import WRITE_TOOLS, build_server
+from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.server import build_server
 
 
 @pytest.fixture
@@ -84,8 +84,13 @@ def test_partial_failures_are_warnings(emu: Emulator, make_server: Callable[...,
     ]
 
 
+# What read-only mode must hide, pinned here; the server derives it from each tool's annotations.
+WRITE_TOOLS = {"send_email", "create_draft", "send_draft", "delete_draft", "modify_labels", "trash_email"}
+
+
 def test_read_only_lists_no_write_tool_and_refuses_calls(make_server: Callable[..., ContractServer]) -> None:
     server = make_server(read_only=True)
+    assert server.write_tools == WRITE_TOOLS
     names = {tool.name for tool in asyncio.run(server.list_tools())}
     assert "list_drafts" in names and not names & set(WRITE_TOOLS)
     for tool in WRITE_TOOLS:
@@ -93,3 +98,4 @@ def test_read_only_lists_no_write_tool_and_refuses_calls(make_server: Callable[.
         assert failed and payload["error"] == "permission_denied" and payload["details"]["reason"] == "read_only"
     writable = {tool.name for tool in asyncio.run(make_server().list_tools())}
     assert set(WRITE_TOOLS) | {"list_drafts"} <= writable
+    assert "download_attachment" in names  # it writes a local file, never the mailbox

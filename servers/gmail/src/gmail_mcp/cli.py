@@ -8,7 +8,7 @@ import sys
 import click
 
 from gmail_mcp.config import Settings
-from gmail_mcp.models import configure_logging
+from gmail_mcp.runtime.logs import configure_logging
 
 log = logging.getLogger("gmail_mcp")
 LEVELS = click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False)

@@ -11,23 +11,15 @@ from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import DraftBox
 from gmail_mcp.errors import to_contract
 from gmail_mcp.labels import LabelDirectory
-from gmail_mcp.models import ContractServer
 from gmail_mcp.organizer import Organizer
 from gmail_mcp.reader import MailReader
+from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.sender import Sender
 from gmail_mcp.tools import compose, labels, messages, organize
 
 INSTRUCTIONS = (
     "Work with the user's Gmail mailbox. Errors are JSON objects {error, message, details}; "
     "auth_required means the user must run the command in details.reauth_command."
-)
-WRITE_TOOLS: tuple[str, ...] = (
-    "send_email",
-    "create_draft",
-    "send_draft",
-    "delete_draft",
-    "modify_labels",
-    "trash_email",
 )
 
 
@@ -38,7 +30,6 @@ def build_server(settings: Settings) -> ContractServer:
         instructions=INSTRUCTIONS,
         mapper=functools.partial(to_contract, read_only=settings.read_only),
         read_only=settings.read_only,
-        write_tools=WRITE_TOOLS,
         crash_tools=settings.crash_tools,
     )
     client = GmailClient(
@@ -53,9 +44,6 @@ def build_server(settings: Settings) -> ContractServer:
     delivery = Delivery(client)
     labels.register(server, reader)
     messages.register(server, reader)
-    # In read-only mode the write tools are not registered: ContractServer answers a call to one
-    # of WRITE_TOOLS with permission_denied (reason read_only).
-    compose.register(server, Sender(client, delivery), DraftBox(client, delivery), read_only=settings.read_only)
-    if not settings.read_only:
-        organize.register(server, Organizer(client, reader))
+    compose.register(server, Sender(client, delivery), DraftBox(client, delivery))
+    organize.register(server, Organizer(client, reader))
     return server

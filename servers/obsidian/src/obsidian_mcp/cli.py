@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
-from obsidian_mcp.models import configure_logging
+from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.server import Config, build_server
 from obsidian_mcp.vault.storage import cleanup_stale_temp_files
 

@@ -10,7 +10,7 @@ from obsidian_mcp.errors import to_contract
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import VaultIndex
-from obsidian_mcp.models import ContractServer
+from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools import links as link_tools
 from obsidian_mcp.tools import notes as note_tools
 from obsidian_mcp.tools import search as search_tools
@@ -20,9 +20,6 @@ INSTRUCTIONS = (
     "Work with an Obsidian vault. Paths are vault-relative with '/', '.md' optional. "
     "Errors are JSON objects {error, message, details}; details.reason says why a path was refused."
 )
-
-
-WRITE_TOOLS = note_tools.WRITE_TOOLS + link_tools.WRITE_TOOLS
 
 
 @dataclass(frozen=True)
@@ -41,14 +38,13 @@ def build_server(config: Config) -> ContractServer:
         mapper=to_contract,
         instructions=INSTRUCTIONS,
         read_only=config.read_only,
-        write_tools=WRITE_TOOLS,
         crash_tools=config.crash_tools,
     )
     vault = Vault(config.vault)
     locks = TrackedLocks()  # every write tool shares it, so the index sees their writes at once
     location = index_location(config.index_dir or default_index_dir(), vault.root)
     index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds)
-    note_tools.register(server, vault, locks, read_only=config.read_only)
+    note_tools.register(server, vault, locks)
     search_tools.register(server, index)
-    link_tools.register(server, vault, index, locks, read_only=config.read_only)
+    link_tools.register(server, vault, index, locks)
     return server

@@ -8,7 +8,8 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gmail_mcp.drafts import DraftBox
-from gmail_mcp.models import ContractServer, Warning
+from gmail_mcp.models import ToolWarning
+from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.sender import Outgoing, Sender
 from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN, DraftId
 
@@ -42,14 +43,14 @@ class SentMessage(BaseModel):
     id: str
     thread_id: str
     message_id: str = Field(description="the Message-ID header the message was sent with")
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class CreatedDraft(BaseModel):
     draft_id: str
     message_id: str = Field(description="Gmail's id of the draft's message")
     thread_id: str
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class DraftSummary(BaseModel):
@@ -63,20 +64,20 @@ class DraftSummary(BaseModel):
 class DraftList(BaseModel):
     drafts: list[DraftSummary]
     next_page_token: str | None
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class SentDraft(BaseModel):
     id: str
     thread_id: str
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class DeletedDraft(BaseModel):
     deleted: str
 
 
-def register(server: ContractServer, sender: Sender, drafts: DraftBox, *, read_only: bool) -> None:
+def register(server: ContractServer, sender: Sender, drafts: DraftBox) -> None:
     @server.tool(annotations=READ)
     def list_drafts(
         max_results: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -89,16 +90,13 @@ def register(server: ContractServer, sender: Sender, drafts: DraftBox, *, read_o
         result = DraftList.model_validate({"drafts": found, "next_page_token": next_token})
         if failed:
             result.warnings.append(
-                Warning(
+                ToolWarning(
                     code="PARTIAL_RESULTS",
                     message=f"details of {len(failed)} drafts could not be fetched; they are listed by id only",
                     draft_ids=failed,
                 )
             )
         return result
-
-    if read_only:
-        return
 
     @server.tool(annotations=SEND, description=SEND_EMAIL)
     def send_email(

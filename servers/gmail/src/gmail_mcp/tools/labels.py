@@ -5,8 +5,9 @@ from __future__ import annotations
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
-from gmail_mcp.models import ContractServer, Warning
+from gmail_mcp.models import ToolWarning
 from gmail_mcp.reader import MailReader
+from gmail_mcp.runtime.server import ContractServer
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
@@ -21,7 +22,7 @@ class Label(BaseModel):
 
 class ListLabelsResult(BaseModel):
     labels: list[Label]
-    warnings: list[Warning] = []
+    warnings: list[ToolWarning] = []
 
 
 def register(server: ContractServer, reader: MailReader) -> None:
@@ -32,7 +33,7 @@ def register(server: ContractServer, reader: MailReader) -> None:
         result = ListLabelsResult.model_validate({"labels": rows})
         if missing:
             result.warnings.append(
-                Warning(
+                ToolWarning(
                     code="PARTIAL_RESULTS",
                     message=f"counts unavailable for {len(missing)} labels; they are shown without counts",
                     label_ids=missing,

@@ -8,8 +8,9 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gmail_mcp.mail.parse import ParsedEmail, slice_body
-from gmail_mcp.models import ContractServer, Warning
+from gmail_mcp.models import ToolWarning
 from gmail_mcp.reader import MailReader
+from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import AttachmentId, MessageId, ThreadId
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
@@ -35,7 +36,7 @@ class SearchResult(BaseModel):
     messages: list[MessageSummary]
     next_page_token: str | None
     result_size_estimate: int
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class AttachmentInfo(BaseModel):
@@ -60,7 +61,7 @@ class Email(BaseModel):
     truncated: bool
     next_body_offset: int | None
     attachments: list[AttachmentInfo]
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class Thread(BaseModel):
@@ -88,7 +89,7 @@ def email_view(parsed: ParsedEmail, offset: int, max_chars: int) -> Email:
     )
     if next_offset is not None:
         view.warnings.append(
-            Warning(
+            ToolWarning(
                 code="CONTENT_TRUNCATED",
                 message=f"body cut at {len(body)} of {len(parsed.body)} characters; "
                 f"call get_email with body_offset={next_offset} for more",
@@ -97,7 +98,7 @@ def email_view(parsed: ParsedEmail, offset: int, max_chars: int) -> Email:
         )
     if parsed.body_incomplete:
         view.warnings.append(
-            Warning(
+            ToolWarning(
                 code="CONTENT_DROPPED", message="parts of the body could not be decoded", problems=parsed.problems[:10]
             )
         )
@@ -119,7 +120,7 @@ def register(server: ContractServer, reader: MailReader) -> None:
         )
         if failed:
             result.warnings.append(
-                Warning(
+                ToolWarning(
                     code="PARTIAL_RESULTS",
                     message=f"{len(failed)} matching messages could not be fetched and are left out",
                     message_ids=failed,
@@ -140,7 +141,7 @@ def register(server: ContractServer, reader: MailReader) -> None:
         messages = [email_view(parsed, 0, max_body_chars) for parsed in reader.thread(thread_id)]
         return Thread(thread_id=thread_id, messages=messages)
 
-    @server.tool(annotations=SAVE)
+    @server.tool(annotations=SAVE, kept_read_only=True)  # writes a local file, never the mailbox
     def download_attachment(message_id: MessageId, attachment_id: AttachmentId) -> SavedAttachment:
         """Save an attachment into the download folder (GMAIL_MCP_DOWNLOAD_DIR) under a safe, unused file name."""
         return SavedAttachment.model_validate(reader.download(message_id, attachment_id))

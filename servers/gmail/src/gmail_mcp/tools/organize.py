@@ -8,8 +8,9 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from gmail_mcp.errors import code_for
-from gmail_mcp.models import ContractServer, Warning
+from gmail_mcp.models import ToolWarning
 from gmail_mcp.organizer import MAX_IDS, Failures, Organizer
+from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import MessageId
 
 LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
@@ -30,19 +31,19 @@ TRASH_EMAIL = (
 
 class Modified(BaseModel):
     modified: list[str]
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class Trashed(BaseModel):
     trashed: list[str]
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
-def partial_warning(failed: Failures, action: str) -> list[Warning]:
+def partial_warning(failed: Failures, action: str) -> list[ToolWarning]:
     if not failed:
         return []
     return [
-        Warning(
+        ToolWarning(
             code="PARTIAL_RESULTS",
             message=f"{len(failed)} messages could not be {action}; the others were",
             failed=[{"id": message_id, "error": code_for(f), "reason": str(f)} for message_id, f in failed.items()],

@@ -10,14 +10,14 @@ from pydantic import BaseModel, Field
 
 from obsidian_mcp.index import backlinks, move
 from obsidian_mcp.index.vault_index import VaultIndex
-from obsidian_mcp.models import ContractServer, Warning
+from obsidian_mcp.models import ToolWarning
+from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.notes import READ, WRITE, NotePathArg
 from obsidian_mcp.tools.progress import in_worker
 from obsidian_mcp.vault import daily
 from obsidian_mcp.vault.paths import Vault
 from obsidian_mcp.vault.storage import PathLocks
 
-WRITE_TOOLS = ("move_note",)
 DAILY = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
@@ -44,17 +44,17 @@ class MoveResult(BaseModel):
     path: str
     new_path: str
     updated_notes: list[str] = Field(description="notes whose links were rewritten (at their current paths)")
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class DailyNoteResult(BaseModel):
     path: str
     created: bool
     content: str
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
-def register(server: ContractServer, vault: Vault, index: VaultIndex, locks: PathLocks, *, read_only: bool) -> None:
+def register(server: ContractServer, vault: Vault, index: VaultIndex, locks: PathLocks) -> None:
     @server.tool(annotations=READ)
     async def get_backlinks(ctx: Context[Any, Any], path: NotePathArg) -> BacklinksResult:
         """Notes linking to a note (wikilinks, Markdown links and embeds, resolved like Obsidian),
@@ -64,7 +64,7 @@ def register(server: ContractServer, vault: Vault, index: VaultIndex, locks: Pat
             await in_worker(ctx, lambda report: backlinks.get_backlinks(index, path, report))
         )
 
-    @server.tool(annotations=DAILY)
+    @server.tool(annotations=DAILY, kept_read_only=True)  # read-only mode: finds, never creates
     def daily_note(
         date: Annotated[
             str | None, Field(description="ISO date YYYY-MM-DD; default today (server's local time)")
@@ -74,10 +74,9 @@ def register(server: ContractServer, vault: Vault, index: VaultIndex, locks: Pat
         """The daily note of a date, following .obsidian/daily-notes.json (folder, date format,
         template) like Obsidian: returned if it exists, else created from the template. In
         read-only mode, or with create=false, a missing note is not_found."""
-        return DailyNoteResult.model_validate(daily.daily_note(vault, locks, date, create, may_write=not read_only))
-
-    if read_only:
-        return
+        return DailyNoteResult.model_validate(
+            daily.daily_note(vault, locks, date, create, may_write=not server.read_only)
+        )
 
     @server.tool(annotations=WRITE)
     async def move_note(

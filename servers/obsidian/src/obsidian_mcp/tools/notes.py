@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from obsidian_mcp.models import ContractServer, Warning
+from obsidian_mcp.models import ToolWarning
+from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.paths import Vault
 from obsidian_mcp.vault.storage import PathLocks
@@ -26,7 +27,6 @@ EtagArg = Annotated[
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 OVERWRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
-WRITE_TOOLS = ("write_note", "append_to_note", "replace_section", "update_frontmatter", "delete_note")
 
 
 class Link(BaseModel):
@@ -49,7 +49,7 @@ class ReadNoteResult(BaseModel):
     size: int = Field(description="length of the whole note in characters")
     truncated: bool
     next_offset: int | None
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class NoteEntry(BaseModel):
@@ -80,7 +80,7 @@ class DeleteResult(BaseModel):
     trashed_to: str
 
 
-def register(server: ContractServer, vault: Vault, locks: PathLocks, *, read_only: bool) -> None:
+def register(server: ContractServer, vault: Vault, locks: PathLocks) -> None:
     @server.tool(annotations=READ)
     def read_note(
         path: NotePathArg,
@@ -93,7 +93,7 @@ def register(server: ContractServer, vault: Vault, locks: PathLocks, *, read_onl
         result = ReadNoteResult.model_validate(raw)
         if problem is not None:
             result.warnings.append(
-                Warning(
+                ToolWarning(
                     code="FRONTMATTER_INVALID",
                     message="the frontmatter is not valid YAML; it is returned "
                     "as text in content and as {} in frontmatter",
@@ -102,7 +102,7 @@ def register(server: ContractServer, vault: Vault, locks: PathLocks, *, read_onl
             )
         if result.truncated:
             result.warnings.append(
-                Warning(
+                ToolWarning(
                     code="CONTENT_TRUNCATED",
                     message=f"returned {len(result.content)} of {result.size} characters; "
                     f"call again with offset={result.next_offset} for more",
@@ -122,9 +122,6 @@ def register(server: ContractServer, vault: Vault, locks: PathLocks, *, read_onl
         return ListNotesResult.model_validate(
             notes.list_notes(vault, folder, recursive=recursive, limit=limit, cursor=cursor)
         )
-
-    if read_only:
-        return
 
     @server.tool(annotations=OVERWRITE)
     def write_note(

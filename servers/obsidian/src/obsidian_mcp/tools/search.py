@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 from obsidian_mcp.index import search, tags
 from obsidian_mcp.index.query import MAX_QUERY_CHARS
 from obsidian_mcp.index.vault_index import VaultIndex
-from obsidian_mcp.models import ContractServer, Warning
+from obsidian_mcp.models import ToolWarning
+from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.notes import READ
 from obsidian_mcp.tools.progress import in_worker
 
@@ -35,7 +36,7 @@ class SearchHit(BaseModel):
 class SearchResult(BaseModel):
     results: list[SearchHit]
     total: int = Field(description="number of matching notes before the limit")
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 class TagCount(BaseModel):

@@ -1,0 +1,187 @@
+"""`ContractServer`: the one call path. Every tool call answers in the contract and leaves one log line."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import mcp_types
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from ..models import MCPError, argument_error, contract_error
+from .lifecycle import InFlight
+from .logs import REQUEST_ID
+from .stdio import guarded_stdio
+from .wire import error_result, success_result
+
+FailureMapper = Callable[[BaseException, str], "MCPError | None"]
+"""Maps an anticipated domain failure (and the request id) to its MCPError; None means unexpected."""
+
+log = logging.getLogger("mcp_contract.calls")
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+class InjectedCrash(RuntimeError):
+    """Raised for tools named in the test-only *_MCP_CRASH_TOOLS variable, to exercise internal_error."""
+
+
+class ContractServer(MCPServer[Any]):
+    """MCPServer whose every tool call answers in the contract and leaves one log line.
+
+    Tool bodies raise domain exceptions and never catch them. This is the one place
+    that turns any failure, the framework's own included (unknown tool, argument
+    validation, a crash), into an MCPError.
+    """
+
+    def __init__(
+        self,
+        *,
+        mapper: FailureMapper,
+        read_only: bool = False,
+        crash_tools: Iterable[str] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.mapper = mapper
+        self.read_only = read_only
+        self.write_tools: set[str] = set()  # filled by `tool` from each tool's annotations
+        self.crash_tools = frozenset(crash_tools)
+        self.calls = InFlight()
+
+    def tool(  # type: ignore[override]
+        self,
+        name: str | None = None,
+        *,
+        annotations: mcp_types.ToolAnnotations,
+        kept_read_only: bool = False,
+        **kwargs: Any,
+    ) -> Callable[[_Fn], _Fn]:
+        """Register a tool; its annotations are required and say once whether it writes.
+
+        A tool whose `read_only_hint` is not true is a write tool: in read-only mode it is not
+        listed, and calling it answers permission_denied (`read_only`). `kept_read_only` keeps
+        such a tool in read-only mode, for the few that then do only their reading part.
+        """
+        register = super().tool(name, annotations=annotations, **kwargs)
+
+        def decorate(fn: _Fn) -> _Fn:
+            register(fn)
+            tool_name = name or fn.__name__
+            if annotations.read_only_hint is not True and not kept_read_only:
+                self.write_tools.add(tool_name)
+                if self.read_only:
+                    self._tool_manager.remove_tool(tool_name)
+            return fn
+
+        return decorate
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdio behind `guarded_stdio`; on SIGTERM, end once the calls in flight are done."""
+        signal.signal(signal.SIGTERM, self.calls.terminate)
+        async with guarded_stdio() as (stdin, stdout), stdio_server(stdin, stdout) as (read, write):
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    async def list_tools(self) -> list[mcp_types.Tool]:
+        """The tools with pydantic's generated `title`s dropped from their schemas: they repeat the
+        property names and cost agents ~15% of tools/list for nothing."""
+        tools = await super().list_tools()
+        for tool in tools:
+            tool.input_schema = _without_titles(tool.input_schema)
+            if tool.output_schema is not None:
+                tool.output_schema = _without_titles(tool.output_schema)
+        return tools
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        request_id = uuid.uuid4().hex[:16]  # ctx.request_id is the JSON-RPC id: not unique, not ours
+        token = REQUEST_ID.set(request_id)
+        started = time.perf_counter()
+        error: MCPError | None = None
+        self.calls.enter()
+        try:
+            error = self._refuse(name, arguments, request_id)
+            if error is None:
+                if name in self.crash_tools:
+                    raise InjectedCrash(f"crash injected into {name}")
+                result = await super().call_tool(name, arguments, context)
+                if isinstance(result, CallToolResult) and result.structured_content is not None:
+                    return success_result(result.structured_content)
+                return result
+        except ToolError as exc:
+            error = self._from_tool_error(exc, request_id)
+        except Exception as exc:
+            error = self._unexpected(exc, request_id)
+        finally:
+            log.info(
+                "tool call",
+                extra={
+                    "tool": name[:100],
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    "error_code": error.error if error else None,
+                },
+            )
+            REQUEST_ID.reset(token)
+            self.calls.leave()
+        assert error is not None  # every path that did not return a success set one
+        return error_result(error)
+
+    def _refuse(self, name: str, arguments: dict[str, Any], request_id: str) -> MCPError | None:
+        """Checks made before the SDK sees the call: unknown tool, read-only mode, unexpected arguments."""
+        if self.calls.stopping:
+            return contract_error(
+                "mcp_unavailable", "the server is shutting down; start it again", request_id, service="server"
+            )
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            if self.read_only and name in self.write_tools:
+                return contract_error(
+                    "permission_denied",
+                    f"{name} is not available: the server is read-only",
+                    request_id,
+                    reason="read_only",
+                )
+            return contract_error(
+                "not_found", f"unknown tool: {name[:100]}", request_id, resource="tool", id=name[:100]
+            )
+        unexpected = sorted(set(arguments) - set(tool.parameters.get("properties", {})))
+        if unexpected:
+            return contract_error(
+                "parse_error",
+                f"unexpected argument '{unexpected[0][:100]}'",
+                request_id,
+                field=unexpected[0][:100],
+                reason="unexpected_argument",
+            )
+        return None
+
+    def _from_tool_error(self, exc: ToolError, request_id: str) -> MCPError:
+        cause = exc.__cause__
+        if isinstance(cause, ValidationError):
+            return argument_error(cause, request_id)
+        if cause is None:
+            return self._unexpected(exc, request_id)
+        return self.mapper(cause, request_id) or self._unexpected(cause, request_id)
+
+    @staticmethod
+    def _unexpected(exc: BaseException, request_id: str) -> MCPError:
+        log.error("unexpected failure", exc_info=(type(exc), exc, exc.__traceback__))
+        return contract_error("internal_error", f"internal error (request id {request_id})", request_id)
+
+
+def _without_titles(schema: Any) -> Any:
+    """A JSON schema minus its `title` keywords (a property *named* title maps to a schema, so it stays)."""
+    if isinstance(schema, dict):
+        return {k: _without_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_without_titles(item) for item in schema]
+    return schema
