@@ -5,7 +5,8 @@ Driven over HTTP by the real google-api-python-client; see ``Emulator`` and ``Fa
 
 from .emulator import Emulator
 from .faults import Fault
+from .filters import criteria_to_query
 from .mailbox import Mailbox
 from .request_log import RequestRecord
 
-__all__ = ["Emulator", "Fault", "Mailbox", "RequestRecord"]
+__all__ = ["Emulator", "Fault", "Mailbox", "RequestRecord", "criteria_to_query"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,8 @@ from .uploads import Upload, UploadSessions, is_upload_path, strip_upload_prefix
 
 @dataclass
 class ApiContext:
+    """What a handler works on: the mailbox of the request's token, uploads, the base URL."""
+
     mailbox: Mailbox
     uploads: UploadSessions
     base_url: str
@@ -126,6 +129,24 @@ def h_messages_send(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiR
     return ApiResponse.json(ctx.mailbox.send(raw, thread))
 
 
+def h_messages_insert(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return _insert(ctx, req, "receivedTime", apply_filters=False)
+
+
+def h_messages_import(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return _insert(ctx, req, "dateHeader", apply_filters=True)
+
+
+def _insert(ctx: ApiContext, req: ApiRequest, date_source: str, *, apply_filters: bool) -> ApiResponse:
+    upload = _upload(ctx, req)
+    if isinstance(upload, ApiResponse):
+        return upload
+    raw, thread = _message_input(upload, upload.metadata)
+    labels = _label_list(upload.metadata, "labelIds")
+    source = req.param("internalDateSource") or date_source
+    return ApiResponse.json(ctx.mailbox.insert(raw, labels, thread, source, apply_filters=apply_filters))
+
+
 def h_messages_modify(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
     body = req.json_body()
     add, remove = _label_list(body, "addLabelIds"), _label_list(body, "removeLabelIds")
@@ -164,6 +185,20 @@ def h_threads_get(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiRes
     return ApiResponse.json(ctx.mailbox.get_thread(p["id"], fmt, req.params("metadataHeaders")))
 
 
+def h_threads_modify(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    body = req.json_body()
+    add, remove = _label_list(body, "addLabelIds"), _label_list(body, "removeLabelIds")
+    return ApiResponse.json(ctx.mailbox.modify_thread(p["id"], add, remove))
+
+
+def h_threads_trash(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.trash_thread(p["id"]))
+
+
+def h_threads_untrash(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.untrash_thread(p["id"]))
+
+
 def h_labels_list(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
     return ApiResponse.json(ctx.mailbox.list_labels())
 
@@ -174,6 +209,52 @@ def h_labels_get(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResp
 
 def h_labels_create(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
     return ApiResponse.json(ctx.mailbox.create_label_resource(req.json_body()))
+
+
+def h_labels_patch(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.patch_label(p["id"], req.json_body()))
+
+
+def h_labels_update(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.update_label(p["id"], req.json_body()))
+
+
+def h_labels_delete(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    ctx.mailbox.delete_label(p["id"])
+    return ApiResponse.no_content()
+
+
+def h_filters_list(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.list_filters())
+
+
+def h_filters_get(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.get_filter(p["id"]))
+
+
+def h_filters_create(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.create_filter(req.json_body()))
+
+
+def h_filters_delete(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    ctx.mailbox.delete_filter(p["id"])
+    return ApiResponse.no_content()
+
+
+def h_send_as_list(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.list_send_as())
+
+
+def h_send_as_get(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.get_send_as(p["sendAsEmail"]))
+
+
+def h_forwarding_list(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.list_forwarding_addresses())
+
+
+def h_forwarding_get(ctx: ApiContext, req: ApiRequest, p: dict[str, str]) -> ApiResponse:
+    return ApiResponse.json(ctx.mailbox.get_forwarding_address(p["forwardingEmail"]))
 
 
 def _draft_message(upload: Upload) -> tuple[bytes, str | None]:
@@ -234,7 +315,9 @@ def _route(method: str, path: str, name: str, handler: Handler, upload: bool = F
 ROUTES: list[Route] = [
     _route("GET", "/profile", "profile", h_profile),
     _route("GET", "/messages", "messages.list", h_messages_list),
+    _route("POST", "/messages", "messages.insert", h_messages_insert, upload=True),
     _route("POST", "/messages/send", "messages.send", h_messages_send, upload=True),
+    _route("POST", "/messages/import", "messages.import", h_messages_import, upload=True),
     _route("POST", "/messages/batchModify", "messages.batchModify", h_messages_batch_modify),
     _route("POST", "/messages/batchDelete", "messages.batchDelete", h_not_supported),
     _route(
@@ -246,11 +329,30 @@ ROUTES: list[Route] = [
     _route("GET", "/messages/(?P<id>[^/]+)", "messages.get", h_messages_get),
     _route("DELETE", "/messages/(?P<id>[^/]+)", "messages.delete", h_not_supported),
     _route("GET", "/threads", "threads.list", h_threads_list),
+    _route("POST", "/threads/(?P<id>[^/]+)/modify", "threads.modify", h_threads_modify),
+    _route("POST", "/threads/(?P<id>[^/]+)/trash", "threads.trash", h_threads_trash),
+    _route("POST", "/threads/(?P<id>[^/]+)/untrash", "threads.untrash", h_threads_untrash),
     _route("GET", "/threads/(?P<id>[^/]+)", "threads.get", h_threads_get),
     _route("DELETE", "/threads/(?P<id>[^/]+)", "threads.delete", h_not_supported),
     _route("GET", "/labels", "labels.list", h_labels_list),
     _route("POST", "/labels", "labels.create", h_labels_create),
     _route("GET", "/labels/(?P<id>[^/]+)", "labels.get", h_labels_get),
+    _route("PATCH", "/labels/(?P<id>[^/]+)", "labels.patch", h_labels_patch),
+    _route("PUT", "/labels/(?P<id>[^/]+)", "labels.update", h_labels_update),
+    _route("DELETE", "/labels/(?P<id>[^/]+)", "labels.delete", h_labels_delete),
+    _route("GET", "/settings/filters", "settings.filters.list", h_filters_list),
+    _route("POST", "/settings/filters", "settings.filters.create", h_filters_create),
+    _route("GET", "/settings/filters/(?P<id>[^/]+)", "settings.filters.get", h_filters_get),
+    _route("DELETE", "/settings/filters/(?P<id>[^/]+)", "settings.filters.delete", h_filters_delete),
+    _route("GET", "/settings/sendAs", "settings.sendAs.list", h_send_as_list),
+    _route("GET", "/settings/sendAs/(?P<sendAsEmail>[^/]+)", "settings.sendAs.get", h_send_as_get),
+    _route("GET", "/settings/forwardingAddresses", "settings.forwardingAddresses.list", h_forwarding_list),
+    _route(
+        "GET",
+        "/settings/forwardingAddresses/(?P<forwardingEmail>[^/]+)",
+        "settings.forwardingAddresses.get",
+        h_forwarding_get,
+    ),
     _route("GET", "/drafts", "drafts.list", h_drafts_list),
     _route("POST", "/drafts", "drafts.create", h_drafts_create, upload=True),
     _route("POST", "/drafts/send", "drafts.send", h_drafts_send, upload=True),
@@ -275,7 +377,8 @@ def resolve(method: str, path: str) -> Match | None:
             continue
         m = route.pattern.match(plain)
         if m:
-            return Match(route, {k: v for k, v in m.groupdict().items() if v is not None})
+            params = {k: urllib.parse.unquote(v) for k, v in m.groupdict().items() if v is not None}
+            return Match(route, params)
     return None
 
 
@@ -286,5 +389,6 @@ def path_known(path: str) -> bool:
 
 
 def check_user(ctx: ApiContext, user: str) -> None:
-    if user not in ("me", ctx.mailbox.email_address):
+    """``userId`` must be ``me`` or the token's own address: another account's is refused."""
+    if user != "me" and user.casefold() != ctx.mailbox.email_address.casefold():
         raise ApiError(403, "forbidden", f"Delegation denied for {ctx.mailbox.email_address}")

@@ -1,5 +1,6 @@
 """The request pipeline shared by top-level requests and batch parts:
-route -> bearer/scope check -> fault injection -> handler -> request log."""
+route -> bearer/scope check (which also picks the token's mailbox) -> fault injection -> handler
+-> request log."""
 
 from __future__ import annotations
 
@@ -7,46 +8,66 @@ import time
 import traceback
 import urllib.parse
 from collections.abc import Callable
+from dataclasses import dataclass
 from http import HTTPStatus
 
 from . import api, batch
-from .auth import TokenStore
+from .auth import DEFAULT_MAILBOX, TokenStore
 from .errors import ApiError, not_found
 from .faults import Fault, FaultSet
 from .http_types import ApiRequest, ApiResponse, DropConnection
+from .mailbox import Mailbox
 from .request_log import RequestLog, RequestRecord, flatten_query
+from .uploads import UploadSessions
 
 TOKEN_PATHS = ("/token", "/oauth2/v4/token", "/o/oauth2/token")
 AUTHORIZE_PATHS = ("/o/oauth2/auth", "/o/oauth2/v2/auth", "/authorize")
 BATCH_PATHS = ("/batch/gmail/v1", "/batch")
 
 Runner = Callable[[], ApiResponse]
+Handler = Callable[[str], ApiResponse]  # called with the name of the token's mailbox
+
+
+@dataclass
+class _Seen:
+    """What the pipeline learned about one request, for its log record."""
+
+    fault: str | None = None
+    mailbox: str | None = None
 
 
 class Dispatcher:
     def __init__(
         self,
-        ctx: api.ApiContext,
+        mailboxes: Callable[[str], Mailbox],
+        uploads: UploadSessions,
+        base_url: str,
         tokens: TokenStore,
         faults: FaultSet,
         log: RequestLog,
         internal_errors: list[str],
+        find_mailbox: Callable[[str], str | None] = lambda hint: None,
     ) -> None:
-        self.ctx = ctx
+        """``mailboxes(name)`` gives the mailbox a token is bound to; ``find_mailbox(login_hint)``
+        picks the mailbox the authorization-endpoint stand-in issues its code for."""
+        self.mailboxes = mailboxes
+        self.uploads = uploads
+        self.base_url = base_url
         self.tokens = tokens
         self.faults = faults
         self.log = log
         self.internal_errors = internal_errors
+        self.find_mailbox = find_mailbox
 
     # ----- entry point ---------------------------------------------------------------------
     def handle(self, req: ApiRequest) -> ApiResponse:
         """Answer ``req`` (raises ``DropConnection`` when a fault says to drop the socket)."""
         started = time.time()
-        route, runner, needs_auth = self._resolve(req)
-        fault_desc: list[str] = []
+        route, handler, needs_auth = self._resolve(req)
+        seen = _Seen()
         status = 0
         try:
-            resp = self._run(route, req, runner, needs_auth, fault_desc)
+            resp = self._run(route, req, handler, needs_auth, seen)
             status = resp.status
             return resp
         finally:
@@ -60,35 +81,37 @@ class Dispatcher:
                     timestamp=started,
                     body_bytes=len(req.body),
                     in_batch=req.in_batch,
-                    fault=fault_desc[0] if fault_desc else None,
+                    fault=seen.fault,
+                    mailbox=seen.mailbox,
                 )
             )
 
     # ----- routing -------------------------------------------------------------------------
-    def _resolve(self, req: ApiRequest) -> tuple[str, Runner, bool]:
+    def _resolve(self, req: ApiRequest) -> tuple[str, Handler, bool]:
         path = req.path
         if path in TOKEN_PATHS and req.method == "POST":
-            return "token", lambda: self._token(req), False
+            return "token", lambda _mailbox: self._token(req), False
         if path in AUTHORIZE_PATHS and req.method == "GET":
-            return "authorize", lambda: self._authorize(req), False
+            return "authorize", lambda _mailbox: self._authorize(req), False
         if path in BATCH_PATHS and req.method == "POST" and not req.in_batch:
-            return "batch", lambda: batch.handle(req, self.handle), False
+            return "batch", lambda _mailbox: batch.handle(req, self.handle), False
         method = req.method
         upload_id = req.param("upload_id")
         if upload_id:
-            method = self.ctx.uploads.method_for(upload_id) or method
+            method = self.uploads.method_for(upload_id) or method
         match = api.resolve(method, path)
         if match is None:
             if api.path_known(path):
                 err = ApiError(405, "methodNotAllowed", f"Method {req.method} is not allowed for {path}")
             else:
                 err = not_found(f"The requested URL {path} was not found on this server.")
-            return "unknown", lambda: ApiResponse.from_error(err), False
+            return "unknown", lambda _mailbox: ApiResponse.from_error(err), False
         route = match.route
 
-        def run() -> ApiResponse:
-            api.check_user(self.ctx, match.params.get("user", "me"))
-            return route.handler(self.ctx, req, match.params)
+        def run(mailbox: str) -> ApiResponse:
+            ctx = api.ApiContext(self.mailboxes(mailbox), self.uploads, self.base_url)
+            api.check_user(ctx, match.params.get("user", "me"))
+            return route.handler(ctx, req, match.params)
 
         return route.name, run, True
 
@@ -104,21 +127,27 @@ class Dispatcher:
             self.internal_errors.append(traceback.format_exc())
             return ApiResponse.from_error(ApiError(500, "backendError", f"Emulator internal error: {exc}"))
 
-    def _run(self, route: str, req: ApiRequest, runner: Runner, needs_auth: bool, fault_desc: list[str]) -> ApiResponse:
+    def _run(self, route: str, req: ApiRequest, handler: Handler, needs_auth: bool, seen: _Seen) -> ApiResponse:
+        auth_header = req.header("authorization")
+        if auth_header is None and req.param("access_token"):
+            auth_header = "Bearer " + (req.param("access_token") or "")
+        seen.mailbox = self.tokens.mailbox_of(auth_header)
         if needs_auth:
-            auth_header = req.header("authorization")
-            if auth_header is None and req.param("access_token"):
-                auth_header = "Bearer " + (req.param("access_token") or "")
             try:
-                self.tokens.authorize(auth_header, route, req.param("format"), bool(req.param("q")))
+                seen.mailbox = self.tokens.authorize(auth_header, route, req.param("format"), bool(req.param("q")))
             except ApiError as err:
                 return ApiResponse.from_error(err)
+        mailbox = seen.mailbox or DEFAULT_MAILBOX
+
+        def runner() -> ApiResponse:
+            return handler(mailbox)
+
         if route == "unknown":
             return self._execute(runner)
         fault = self.faults.take(route)
         if fault is None:
             return self._execute(runner)
-        fault_desc.append(fault.describe())
+        seen.fault = fault.describe()
         return self._apply_fault(fault, route, runner)
 
     def _apply_fault(self, fault: Fault, route: str, runner: Runner) -> ApiResponse:
@@ -149,7 +178,8 @@ class Dispatcher:
         if not redirect:
             return ApiResponse(400, b"Missing required parameter: redirect_uri", {"Content-Type": "text/plain"})
         scopes = (req.param("scope") or "").split()
-        code = self.tokens.issue_auth_code(scopes)
+        mailbox = self.find_mailbox(req.param("login_hint") or "") or DEFAULT_MAILBOX
+        code = self.tokens.issue_auth_code(scopes, mailbox)
         params = {"code": code, "scope": " ".join(scopes)}
         state = req.param("state")
         if state is not None:

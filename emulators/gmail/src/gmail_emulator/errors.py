@@ -79,8 +79,12 @@ def error_body(
     *,
     extra: dict[str, Any] | None = None,
     details: list[dict[str, Any]] | None = None,
+    status_name: str | None = None,
 ) -> dict[str, Any]:
-    """Build ``{"error": {"code", "message", "errors": [...], "status"}}`` like Google does."""
+    """Build ``{"error": {"code", "message", "errors": [...], "status"}}`` like Google does.
+
+    ``status_name`` overrides the canonical status derived from the HTTP code (Google answers
+    some 400s with ``FAILED_PRECONDITION``, e.g. "Filter already exists")."""
     reason = reason or DEFAULT_REASONS.get(status, "backendError")
     text = message or DEFAULT_MESSAGES.get(reason) or "Error"
     item: dict[str, Any] = {
@@ -94,7 +98,7 @@ def error_body(
         "code": status,
         "message": text,
         "errors": [item],
-        "status": STATUS_NAMES.get(status, "UNKNOWN"),
+        "status": status_name or STATUS_NAMES.get(status, "UNKNOWN"),
     }
     if details:
         err["details"] = details
@@ -113,8 +117,10 @@ class ApiError(Exception):
         headers: dict[str, str] | None = None,
         extra: dict[str, Any] | None = None,
         details: list[dict[str, Any]] | None = None,
+        status_name: str | None = None,
     ) -> None:
         self.status = status
+        self.status_name = status_name
         self.reason = reason or DEFAULT_REASONS.get(status, "backendError")
         self.message = message or DEFAULT_MESSAGES.get(self.reason) or "Error"
         self.headers = dict(headers or {})
@@ -123,7 +129,9 @@ class ApiError(Exception):
         super().__init__(f"{status} {self.reason}: {self.message}")
 
     def body(self) -> dict[str, Any]:
-        return error_body(self.status, self.reason, self.message, extra=self.extra, details=self.details)
+        return error_body(
+            self.status, self.reason, self.message, extra=self.extra, details=self.details, status_name=self.status_name
+        )
 
     def body_bytes(self) -> bytes:
         return json.dumps(self.body(), indent=2, ensure_ascii=False).encode("utf-8")
@@ -136,3 +144,8 @@ def not_found(message: str = "Requested entity was not found.") -> ApiError:
 def invalid(message: str, *, location: str | None = None) -> ApiError:
     extra = {"location": location, "locationType": "parameter"} if location else None
     return ApiError(400, "invalidArgument", message, extra=extra)
+
+
+def failed_precondition(message: str) -> ApiError:
+    """400 ``failedPrecondition`` / ``FAILED_PRECONDITION`` (Google maps FAILED_PRECONDITION to HTTP 400)."""
+    return ApiError(400, "failedPrecondition", message, status_name="FAILED_PRECONDITION")

@@ -361,7 +361,7 @@ def _eval_leaf(leaf: Leaf, doc: SearchDoc, labels: set[str], ctx: EvalContext) -
             return "UNREAD" in labels
         if v == "read":
             return "UNREAD" not in labels
-        if v in ("starred", "important", "sent", "draft", "spam", "trash", "inbox"):
+        if v in ("starred", "important", "sent", "draft", "spam", "trash", "inbox", "chat"):
             return v.upper() in labels
         return False
     if op == "category":

@@ -32,6 +32,9 @@ class RequestRecord:
     ``status`` is 0 when the connection was dropped without an answer. ``in_batch`` marks
     a part of a batch request (the enclosing request is logged separately with route ``batch``).
     ``fault`` describes the injected fault that fired for this request, if any.
+    ``mailbox`` names the mailbox the request's bearer token is bound to (None for requests
+    without a known token: the token endpoint, unknown tokens), so a test can prove that an
+    action made with account B's token never touched mailbox A.
     """
 
     method: str
@@ -43,6 +46,7 @@ class RequestRecord:
     body_bytes: int
     in_batch: bool = False
     fault: str | None = None
+    mailbox: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +68,10 @@ class RequestLog:
     def clear(self) -> None:
         with self._lock:
             self._records.clear()
+
+    def for_mailbox(self, mailbox: str) -> list[RequestRecord]:
+        with self._lock:
+            return [r for r in self._records if r.mailbox == mailbox]
 
     def counts(self, *, include_batch_parts: bool = False) -> dict[str, int]:
         with self._lock:

@@ -24,6 +24,7 @@ ALICE = "Alice Johnson <alice@example.com>"
 BOB = "Bob Lee <bob@example.com>"
 CAROL = "Carol Diaz <carol@example.com>"
 SAM = "Sam Rivera <sam@example.net>"
+ALIAS_DOMAIN = "acme.example"
 
 USER_LABELS: list[tuple[str, dict[str, str]]] = [
     ("Projects", {}),
@@ -570,8 +571,27 @@ def seed_messages() -> list[SeedMessage]:
     return out
 
 
+def signature_html(display_name: str) -> str:
+    """The seed's HTML signature of the primary send-as address."""
+    return f'<div dir="ltr">{display_name}<br><b>ACME</b> · <a href="https://acme.example">acme.example</a></div>'
+
+
+def alias_address(email_address: str) -> str:
+    """The seed's one custom "from" alias: the same local part at acme.example (no signature)."""
+    return email_address.split("@")[0] + "@" + ALIAS_DOMAIN
+
+
 def populate(mailbox: Mailbox) -> tuple[dict[str, str], dict[str, str]]:
-    """Fill ``mailbox``; return (key -> message id, key -> draft id)."""
+    """Fill ``mailbox`` (labels, messages, drafts, send-as: the primary address gets
+    ``signature_html``, plus the alias ``alias_address`` without signature); return
+    (key -> message id, key -> draft id)."""
+    mailbox.set_send_as(mailbox.email_address, signature=signature_html(mailbox.display_name))
+    mailbox.set_send_as(
+        alias_address(mailbox.email_address),
+        display_name=mailbox.display_name,
+        treat_as_alias=True,
+        verification_status="accepted",
+    )
     for name, fields in USER_LABELS:
         mailbox.create_label(name, **fields)
     messages: dict[str, str] = {}
