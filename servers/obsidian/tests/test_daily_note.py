@@ -85,19 +85,19 @@ def test_a_missing_note_is_created_from_the_template(tmp_path: Path) -> None:
         {"Templates/Daily.md": '---\ndate: "{{date:YYYY-MM-DD}}"\n---\n# {{title}}\n\nCreated {{time}}\n'},
     )
     result = daily_note(vault, PathLocks(), "2026-11-23", now=NOW)
-    assert result["path"] == "Journal/2026/11-November/2026-11-23 Mon.md" and result["created"] is True
-    assert result["content"] == '---\ndate: "2026-11-23"\n---\n# 2026-11-23 Mon\n\nCreated 09:05\n'
-    assert (vault.root / result["path"]).read_text(encoding="utf-8") == result["content"]
-    assert result["warnings"] == []
+    assert result.path == "Journal/2026/11-November/2026-11-23 Mon.md" and result.created is True
+    assert result.content == '---\ndate: "2026-11-23"\n---\n# 2026-11-23 Mon\n\nCreated 09:05\n'
+    assert (vault.root / result.path).read_text(encoding="utf-8") == result.content
+    assert result.warnings == []
     again = daily_note(vault, PathLocks(), "2026-11-23", now=NOW)
-    assert again["created"] is False and again["content"] == result["content"]
+    assert again.created is False and again.content == result.content
 
 
 def test_obsidian_defaults_without_settings(tmp_path: Path) -> None:
     vault = vault_with(tmp_path, None)
     assert load_settings(vault.root).format == "YYYY-MM-DD"
     result = daily_note(vault, PathLocks(), None, now=NOW)
-    assert (result["path"], result["created"], result["content"], result["warnings"]) == (
+    assert (result.path, result.created, result.content, result.warnings) == (
         "2026-11-23.md",
         True,
         "",
@@ -109,15 +109,15 @@ def test_obsidian_defaults_without_settings(tmp_path: Path) -> None:
 def test_invalid_settings_fall_back_to_defaults_with_a_warning(tmp_path: Path, config: object) -> None:
     vault = vault_with(tmp_path, config)
     result = daily_note(vault, PathLocks(), "2026-11-23", now=NOW)
-    assert result["path"] == "2026-11-23.md"
-    assert result["warnings"] and all(w["code"] == "DAILY_SETTINGS_IGNORED" for w in result["warnings"])
+    assert result.path == "2026-11-23.md"
+    assert result.warnings and all(w.code == "DAILY_SETTINGS_IGNORED" for w in result.warnings)
 
 
 def test_a_missing_template_makes_an_empty_note_and_a_warning(tmp_path: Path) -> None:
     vault = vault_with(tmp_path, {"folder": "Daily", "template": "Templates/Gone"})
     result = daily_note(vault, PathLocks(), "2026-11-23", now=NOW)
-    assert result["created"] and result["content"] == ""
-    assert [w["code"] for w in result["warnings"]] == ["TEMPLATE_MISSING"]
+    assert result.created and result.content == ""
+    assert [w.code for w in result.warnings] == ["TEMPLATE_MISSING"]
 
 
 def test_missing_notes_are_not_found_without_create_or_in_read_only_mode(tmp_path: Path) -> None:
@@ -143,8 +143,12 @@ def test_settings_cannot_lead_outside_the_vault(tmp_path: Path) -> None:
 def test_a_long_existing_note_is_truncated_with_a_warning(tmp_path: Path) -> None:
     vault = vault_with(tmp_path, None, {"2026-11-23.md": "x" * 25_000})
     result = daily_note(vault, PathLocks(), "2026-11-23", now=NOW)
-    assert len(result["content"]) == 20_000 and result["created"] is False
-    assert result["warnings"][0]["code"] == "CONTENT_TRUNCATED" and result["warnings"][0]["next_offset"] == 20_000
+    assert len(result.content) == 20_000 and result.created is False
+    assert result.warnings[0].model_dump() == {
+        "code": "CONTENT_TRUNCATED",
+        "message": "returned 20000 of 25000 characters; read the rest with read_note(path, offset=20000)",
+        "next_offset": 20_000,
+    }
 
 
 def test_the_sample_vault_settings(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from obsidian_mcp.index import search, sync
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.query import Query
+from obsidian_mcp.index.results import SearchResult
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteNotFound, PathRefused
@@ -48,8 +49,8 @@ def make_index(root: Path, tmp_path: Path) -> Make:
     return make
 
 
-def paths(result: dict[str, object]) -> list[str]:
-    return [hit["path"] for hit in result["results"]]  # type: ignore[attr-defined,index]
+def paths(result: SearchResult) -> list[str]:
+    return [hit.path for hit in result.results]
 
 
 def test_a_title_match_outranks_a_body_match(make_index: Make) -> None:
@@ -61,8 +62,8 @@ def test_a_title_match_outranks_a_body_match(make_index: Make) -> None:
     )
     result = search.search_notes(index, "lighthouse")
     assert paths(result) == ["Lighthouse.md", "Other.md"]
-    assert result["total"] == 2
-    assert result["results"][0]["score"] > result["results"][1]["score"] > 0
+    assert result.total == 2
+    assert result.results[0].score > result.results[1].score > 0
 
 
 def test_the_file_name_counts_as_title_even_when_the_h1_differs(make_index: Make) -> None:
@@ -79,9 +80,9 @@ def test_a_match_only_in_code_ranks_below_prose(make_index: Make) -> None:
     )
     result = search.search_notes(index, "zebrafish")
     assert paths(result) == ["Prose.md", "Code.md"]
-    code_hit = result["results"][1]
-    assert code_hit["line"] == 4 and code_hit["heading"] == "Snippets"
-    assert code_hit["snippet"] == "zebrafish = load()"
+    code_hit = result.results[1]
+    assert code_hit.line == 4 and code_hit.heading == "Snippets"
+    assert code_hit.snippet == "zebrafish = load()"
 
 
 def test_a_planted_phrase_is_found_with_its_line_heading_and_snippet(make_index: Make) -> None:
@@ -90,11 +91,11 @@ def test_a_planted_phrase_is_found_with_its_line_heading_and_snippet(make_index:
     index = make_index({"Essay.md": text, "Noise.md": "quiet days, a cormorant, singing\n"})
     result = search.search_notes(index, '"quiet cormorant"')
     assert paths(result) == ["Essay.md"]
-    hit = result["results"][0]
-    assert hit["title"] == "Essay"
-    assert hit["line"] == text.split("\n").index("Only here: the quiet cormorant sings.") + 1
-    assert hit["heading"] == "Hidden part"
-    assert "quiet cormorant" in hit["snippet"] and "\n" not in hit["snippet"]
+    hit = result.results[0]
+    assert hit.title == "Essay"
+    assert hit.line == text.split("\n").index("Only here: the quiet cormorant sings.") + 1
+    assert hit.heading == "Hidden part"
+    assert "quiet cormorant" in hit.snippet and "\n" not in hit.snippet
 
 
 def test_phrases_words_prefixes_exclusions_and_or(make_index: Make) -> None:
@@ -156,7 +157,7 @@ def test_folder_and_tag_filters(make_index: Make) -> None:
 def test_total_counts_matches_before_the_limit(make_index: Make) -> None:
     index = make_index({f"N{n:02d}.md": f"common word {n}\n" for n in range(30)})
     result = search.search_notes(index, "common", limit=5)
-    assert len(result["results"]) == 5 and result["total"] == 30
+    assert len(result.results) == 5 and result.total == 30
     with pytest.raises(InvalidArgument):
         search.search_notes(index, "common", limit=0)
     with pytest.raises(InvalidArgument):
@@ -171,19 +172,19 @@ def test_lines_point_into_frontmatter_and_title_only_matches_have_none(make_inde
         }
     )
     result = search.search_notes(index, "ottoline")
-    by_path = {hit["path"]: hit for hit in result["results"]}
-    assert by_path["Meta.md"]["line"] == 2 and by_path["Meta.md"]["heading"] is None
-    assert by_path["Meta.md"]["snippet"] == "Ottoline Marsh"  # frontmatter values are indexed, not keys
-    assert by_path["Ottoline.md"]["line"] is None
-    assert by_path["Ottoline.md"]["snippet"] == "nothing about the name here"
+    by_path = {hit.path: hit for hit in result.results}
+    assert by_path["Meta.md"].line == 2 and by_path["Meta.md"].heading is None
+    assert by_path["Meta.md"].snippet == "Ottoline Marsh"  # frontmatter values are indexed, not keys
+    assert by_path["Ottoline.md"].line is None
+    assert by_path["Ottoline.md"].snippet == "nothing about the name here"
 
 
 def test_snippets_are_short_single_lines_around_the_match(make_index: Make) -> None:
     long_line = "lorem " * 100 + "needle in the haystack " + "ipsum " * 100
     index = make_index({"Long.md": f"# Long\n\n{long_line}\n"})
-    hit = search.search_notes(index, "needle")["results"][0]
-    assert "needle" in hit["snippet"] and len(hit["snippet"]) <= 162
-    assert hit["snippet"].startswith("…") and hit["snippet"].endswith("…")
+    hit = search.search_notes(index, "needle").results[0]
+    assert "needle" in hit.snippet and len(hit.snippet) <= 162
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
 
 
 @pytest.mark.parametrize(
@@ -197,15 +198,15 @@ def test_hostile_queries_answer_or_raise_invalid_argument(make_index: Make, quer
     except InvalidArgument as exc:
         assert exc.field == "query"
     else:
-        assert result["warnings"] == []
+        assert result.warnings == []
 
 
 def test_a_query_fts5_rejects_is_answered_by_a_plain_scan(make_index: Make, monkeypatch: pytest.MonkeyPatch) -> None:
     index = make_index({"A.md": "# A\n\nthe heron flies\n", "B.md": "nothing\n"})
     monkeypatch.setattr(Query, "match_expression", lambda self: "heron AND (")
     result = search.search_notes(index, "heron")
-    assert paths(result) == ["A.md"] and result["results"][0]["line"] == 3
-    assert [w["code"] for w in result["warnings"]] == ["SEARCH_DEGRADED"]
+    assert paths(result) == ["A.md"] and result.results[0].line == 3
+    assert [w.code for w in result.warnings] == ["SEARCH_DEGRADED"]
 
 
 # -- freshness ----------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ def test_external_creates_edits_deletes_and_renames_are_seen(root: Path, make_in
     write(root, "Keep.md", "the edited kestrel text\n", mtime=PAST + 10)
     (root / "Gone.md").unlink()
     assert sorted(paths(search.search_notes(index, "kestrel"))) == ["Keep.md", "New.md"]
-    assert search.search_notes(index, "original")["total"] == 0
+    assert search.search_notes(index, "original").total == 0
     os.rename(root / "New.md", root / "Renamed.md")
     assert sorted(paths(search.search_notes(index, "kestrel"))) == ["Keep.md", "Renamed.md"]
 
@@ -239,7 +240,7 @@ def test_an_unchanged_vault_is_synced_without_reading_files(make_index: Make, mo
     reads: list[object] = []
     real = sync.read_bytes
     monkeypatch.setattr(sync, "read_bytes", lambda path: reads.append(path) or real(path))
-    assert search.search_notes(index, "note")["total"] == 50
+    assert search.search_notes(index, "note").total == 50
     assert reads == []
 
 
@@ -247,12 +248,12 @@ def test_writes_through_the_server_are_seen_between_rescans(root: Path, make_ind
     locks = TrackedLocks()
     index = make_index({"Old.md": "plain\n"}, changes=locks, rescan_seconds=3600, watch=False)  # no change feed
     vault = index.vault
-    assert search.search_notes(index, "plain")["total"] == 1
+    assert search.search_notes(index, "plain").total == 1
     notes.write_note(vault, locks, "Made by a tool", "an osprey appears\n")
     write(root, "External.md", "an osprey elsewhere\n")  # not seen until the next rescan
     assert paths(search.search_notes(index, "osprey")) == ["Made by a tool.md"]
     notes.delete_note(vault, locks, "Made by a tool")
-    assert search.search_notes(index, "osprey")["total"] == 0
+    assert search.search_notes(index, "osprey").total == 0
     assert index.refresh() == 1
     assert paths(search.search_notes(index, "osprey")) == ["External.md"]
 

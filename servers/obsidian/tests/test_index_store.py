@@ -37,7 +37,7 @@ def vault(tmp_path: Path) -> Vault:
 
 
 def heron(index: VaultIndex) -> list[str]:
-    return [hit["path"] for hit in search.search_notes(index, "heron")["results"]]
+    return [hit.path for hit in search.search_notes(index, "heron").results]
 
 
 def test_the_index_lives_in_its_own_folder_and_nothing_is_written_in_the_vault(vault: Vault, tmp_path: Path) -> None:

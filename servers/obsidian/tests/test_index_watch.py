@@ -34,7 +34,7 @@ def put(path: Path, text: str) -> None:
 
 
 def found(index: VaultIndex, query: str) -> list[str]:
-    return sorted(hit["path"] for hit in search.search_notes(index, query, limit=100)["results"])
+    return sorted(hit.path for hit in search.search_notes(index, query, limit=100).results)
 
 
 def indexed(index: VaultIndex) -> dict[str, tuple[float, int]]:

@@ -32,8 +32,8 @@ def index(tmp_path: Path) -> VaultIndex:
 
 def test_backlinks_are_definite_and_ambiguous_links_are_listed_apart(index: VaultIndex) -> None:
     result = get_backlinks(index, "Projects/Meeting Notes")
-    assert result["path"] == "Projects/Meeting Notes.md"
-    found = [(b["path"], b["line"], b["embed"]) for b in result["backlinks"]]
+    assert result.path == "Projects/Meeting Notes.md"
+    found = [(b.path, b.line, b.embed) for b in result.backlinks]
     assert found == [
         ("Areas/Work/Meeting Notes.md", 3, False),
         ("Daily/2026-11-23.md", 2, False),
@@ -41,17 +41,17 @@ def test_backlinks_are_definite_and_ambiguous_links_are_listed_apart(index: Vaul
         ("Long.md", 1, False),
         ("Nested/Deep.md", 1, False),
     ]
-    assert result["backlinks"][1]["context"] == "- and [[projects/meeting notes|the sync]]"
-    long_context = result["backlinks"][3]["context"]
+    assert result.backlinks[1].context == "- and [[projects/meeting notes|the sync]]"
+    long_context = result.backlinks[3].context
     assert "[[Projects/Meeting Notes]]" in long_context and len(long_context) <= 202
-    assert [(a["path"], a["line"]) for a in result["ambiguous"]] == [("Daily/2026-11-23.md", 1)]
-    assert result["ambiguous"][0]["candidates"] == ["Areas/Work/Meeting Notes.md", "Projects/Meeting Notes.md"]
+    assert [(a.path, a.line) for a in result.ambiguous] == [("Daily/2026-11-23.md", 1)]
+    assert result.ambiguous[0].candidates == ["Areas/Work/Meeting Notes.md", "Projects/Meeting Notes.md"]
 
 
 def test_the_other_note_of_the_same_name_gets_its_own_links(index: VaultIndex) -> None:
     result = get_backlinks(index, "Areas/Work/Meeting Notes")
-    assert result["backlinks"] == []
-    assert {a["path"] for a in result["ambiguous"]} == {"Daily/2026-11-23.md", "Projects/Meeting Notes.md"}
+    assert result.backlinks == []
+    assert {a.path for a in result.ambiguous} == {"Daily/2026-11-23.md", "Projects/Meeting Notes.md"}
 
 
 def test_missing_and_refused_targets(index: VaultIndex) -> None:

@@ -9,6 +9,7 @@ import pytest
 from obsidian_mcp.index import move, search
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteExists, NoteNotFound, PathRefused
 from obsidian_mcp.vault.paths import Vault
 
@@ -78,9 +79,9 @@ def index(root: Path, tmp_path: Path, locks: TrackedLocks) -> VaultIndex:
 
 def test_links_in_every_style_follow_the_note(root: Path, index: VaultIndex, locks: TrackedLocks) -> None:
     result = move.move_note(index, locks, "Projects/Garden Shed", "Archive/2026/Shed Build")
-    assert result["path"] == "Projects/Garden Shed.md" and result["new_path"] == "Archive/2026/Shed Build.md"
-    assert result["updated_notes"] == ["Archive/2026/Shed Build.md", "Daily/2026-11-23.md", "Home.md"]
-    assert result["warnings"] == []
+    assert result.path == "Projects/Garden Shed.md" and result.new_path == "Archive/2026/Shed Build.md"
+    assert result.updated_notes == ["Archive/2026/Shed Build.md", "Daily/2026-11-23.md", "Home.md"]
+    assert result.warnings == []
     assert not (root / "Projects" / "Garden Shed.md").exists()
     assert (root / "Home.md").read_text(encoding="utf-8") == HOME_AFTER
     assert (root / "Daily" / "2026-11-23.md").read_bytes() == DAILY_AFTER  # BOM, CRLF, no final newline kept
@@ -96,7 +97,7 @@ def test_a_name_that_is_no_longer_unique_becomes_a_full_path(
     root: Path, index: VaultIndex, locks: TrackedLocks
 ) -> None:
     result = move.move_note(index, locks, "Projects/Alpha", "Archive/Meeting Notes")
-    assert result["warnings"] == []
+    assert result.warnings == []
     # links to the moved note: its new name is shared, so the full path; and [[Meeting Notes]],
     # which meant Projects/Meeting Notes, would now be ambiguous: it gets that note's full path.
     assert (root / "Journal.md").read_text(encoding="utf-8") == (
@@ -111,15 +112,15 @@ def test_ambiguous_links_are_left_alone_and_reported(root: Path, index: VaultInd
     (root / "Areas" / "Meeting Notes.md").write_text("# Team\n")
     result = move.move_note(index, locks, "Projects/Meeting Notes", "Projects/Alpha Sync")
     assert (root / "Journal.md").read_text(encoding="utf-8") == "Sync notes: [[Meeting Notes]] and [[Alpha]].\n"
-    assert result["updated_notes"] == []
-    [warning] = result["warnings"]
-    assert warning["code"] == "AMBIGUOUS_LINKS"
-    assert warning["links"] == [{"path": "Journal.md", "line": 1, "target": "Meeting Notes"}]
+    assert result.updated_notes == []
+    [warning] = result.warnings
+    assert warning.code == "AMBIGUOUS_LINKS"
+    assert warning.model_dump()["links"] == [{"path": "Journal.md", "line": 1, "target": "Meeting Notes"}]
 
 
 def test_without_update_links_only_the_file_moves(root: Path, index: VaultIndex, locks: TrackedLocks) -> None:
     result = move.move_note(index, locks, "Projects/Garden Shed", "Shed", update_links=False)
-    assert result["updated_notes"] == [] and (root / "Shed.md").read_text(encoding="utf-8") == SHED
+    assert result.updated_notes == [] and (root / "Shed.md").read_text(encoding="utf-8") == SHED
     assert (root / "Home.md").read_text(encoding="utf-8") == HOME
 
 
@@ -144,24 +145,24 @@ def test_refusals_change_nothing(root: Path, index: VaultIndex, locks: TrackedLo
 def test_a_failed_rewrite_is_reported_and_the_move_stands(
     root: Path, index: VaultIndex, locks: TrackedLocks, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = move.atomic_write
+    real = notes.atomic_write
 
     def failing(path: Path, data: bytes) -> None:
         if path.name == "Home.md":
             raise OSError(errno.EACCES, "denied")
         real(path, data)
 
-    monkeypatch.setattr(move, "atomic_write", failing)
+    monkeypatch.setattr(notes, "atomic_write", failing)
     result = move.move_note(index, locks, "Projects/Garden Shed", "Archive/2026/Shed Build")
     assert (root / "Archive" / "2026" / "Shed Build.md").exists()
-    assert "Home.md" not in result["updated_notes"] and "Daily/2026-11-23.md" in result["updated_notes"]
-    [warning] = result["warnings"]
-    assert warning["code"] == "PARTIAL_RESULTS" and [f["path"] for f in warning["failed"]] == ["Home.md"]
+    assert "Home.md" not in result.updated_notes and "Daily/2026-11-23.md" in result.updated_notes
+    [warning] = result.warnings
+    assert warning.code == "PARTIAL_RESULTS" and [f["path"] for f in warning.model_dump()["failed"]] == ["Home.md"]
     assert (root / "Home.md").read_text(encoding="utf-8") == HOME
 
 
 def test_the_index_sees_the_move_at_once(index: VaultIndex, locks: TrackedLocks) -> None:
-    assert [h["path"] for h in search.search_notes(index, '"materials in"')["results"]] == ["Projects/Garden Shed.md"]
+    assert [h.path for h in search.search_notes(index, '"materials in"').results] == ["Projects/Garden Shed.md"]
     move.move_note(index, locks, "Projects/Garden Shed", "Archive/Shed Build")
-    assert [h["path"] for h in search.search_notes(index, '"materials in"')["results"]] == ["Archive/Shed Build.md"]
-    assert search.search_notes(index, '"Shed Build"')["results"][0]["path"] == "Archive/Shed Build.md"
+    assert [h.path for h in search.search_notes(index, '"materials in"').results] == ["Archive/Shed Build.md"]
+    assert search.search_notes(index, '"Shed Build"').results[0].path == "Archive/Shed Build.md"

@@ -19,11 +19,11 @@ resolver = Resolver(PATHS)
 
 
 def wiki(target: str) -> Link:
-    return Link(target, None, None, None, False, "wikilink", 1)
+    return Link(target=target, kind="wikilink", line=1)
 
 
 def md(target: str) -> Link:
-    return Link(target, None, None, None, False, "markdown", 1)
+    return Link(target=target, kind="markdown", line=1)
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -87,7 +88,7 @@ def wiki(
 
 
 def test_links() -> None:
-    links = [link.as_dict() for link in parse_note(NOTE, "plan.md").links]
+    links = [asdict(link) for link in parse_note(NOTE, "plan.md").links]
     assert links == [
         wiki("Other"),
         wiki("Other", alias="shown"),

@@ -157,7 +157,7 @@ def test_symlink_inside_the_vault_is_allowed(vault: Vault, vault_locks: PathLock
     assert note.rel == "alias.md"
     assert note.abs == vault.root / "folder" / "Sub.md"
     assert vault.resolve("aliasdir/Sub").rel == "aliasdir/Sub.md"
-    assert notes.read_note(vault, "alias")["content"] == "sub\n"
+    assert notes.read_note(vault, "alias").content == "sub\n"
     notes.append_to_note(vault, vault_locks, "aliasdir/Sub", "more\n")
     assert (vault.root / "folder" / "Sub.md").read_text() == "sub\nmore\n"
     assert (vault.root / "alias.md").is_symlink()  # the link was not replaced by a file
@@ -177,7 +177,7 @@ def test_percent_sequences_are_literal_names(vault: Vault, vault_locks: PathLock
     with pytest.raises(NoteNotFound):
         vault.resolve("%2e%2e/x")
     result = notes.write_note(vault, vault_locks, "%2e%2e/x", "literal")
-    assert result["path"] == "%2e%2e/x.md"
+    assert result.path == "%2e%2e/x.md"
     assert (vault.root / "%2e%2e" / "x.md").read_text() == "literal"
 
 
@@ -199,7 +199,7 @@ def test_unicode_normalisation_lookup(vault: Vault, vault_locks: PathLocks, stor
     asked = unicodedata.normalize(asked_form, "Économie/Café crème")  # type: ignore[arg-type]
     note = vault.resolve(asked)
     assert note.rel == f"{folder}/{name}"  # the spelling on disk
-    assert notes.read_note(vault, asked)["content"] == "café\n"
+    assert notes.read_note(vault, asked).content == "café\n"
     notes.write_note(vault, vault_locks, asked, "updated\n", mode="overwrite")
     assert os.listdir(vault.root / folder) == [name]  # no second file in the other form
     assert (vault.root / folder / name).read_text(encoding="utf-8") == "updated\n"

@@ -1,7 +1,8 @@
-"""Disk side: atomic writes, temp files, trash, reading bytes back exactly."""
+"""Disk side: atomic writes, temp files, moves that never replace, trash, reading bytes back exactly."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -147,6 +148,23 @@ def test_move_to_trash_without_hard_links(tmp_path: Path, monkeypatch: pytest.Mo
     (tmp_path / "N.md").write_text("newer")
     assert storage.move_to_trash(tmp_path, tmp_path / "N.md") == ".trash/N 1.md"
     assert (tmp_path / ".trash" / "N.md").read_text() == "older"
+
+
+@pytest.mark.parametrize("hard_links", [True, False])
+def test_moves_never_replace_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hard_links: bool) -> None:
+    def no_links(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    if not hard_links:
+        monkeypatch.setattr(os, "link", no_links)
+    (tmp_path / "sub").mkdir()
+    source, taken, free = tmp_path / "a.md", tmp_path / "b.md", tmp_path / "sub" / "c.md"
+    source.write_text("a")
+    taken.write_text("b")
+    assert storage.move_without_replacing(source, taken) is False
+    assert (source.read_text(), taken.read_text()) == ("a", "b")
+    assert storage.move_without_replacing(source, free) is True
+    assert not source.exists() and free.read_text() == "a"
 
 
 def test_trash_symlinked_outside_is_refused(tmp_path: Path) -> None:

@@ -1,4 +1,11 @@
-"""Assembles the obsidian-mcp server: the contract middleware, the vault, and the tool modules."""
+"""Assembles the obsidian-mcp server: the contract middleware, the vault, its index, and the tool modules.
+
+Read top-down: `models` (the contract's taxonomy) → `errors` (the one mapping of the domain's
+exceptions to it) → the domain: `warnings`, `vault` (notes on disk), `index` (search, tags,
+links, moves) → `tools` (thin MCP functions returning the domain's typed results) → this module
+→ `cli`. Imports only go downward within the domain and tools (vault never imports index, index
+never tools), and nothing below this module imports `errors`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
+from obsidian_mcp.tools import daily as daily_tools
 from obsidian_mcp.tools import links as link_tools
 from obsidian_mcp.tools import notes as note_tools
 from obsidian_mcp.tools import search as search_tools
@@ -45,6 +53,7 @@ def build_server(config: Config) -> ContractServer:
     location = index_location(config.index_dir or default_index_dir(), vault.root)
     index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds)
     note_tools.register(server, vault, locks)
+    daily_tools.register(server, vault, locks)
     search_tools.register(server, index)
-    link_tools.register(server, vault, index, locks)
+    link_tools.register(server, index, locks)
     return server

@@ -3,7 +3,9 @@
 Modules: `store` (location, schema, recovery), `extract` (what is stored per note), `sync`
 (change detection and writes), `vault_index` (fresh-before-use, one lock, the recovery ladder),
 `changes` (notes this server wrote), `watch` (notes other programs changed: inotify on Linux),
-`text` / `query` (tokens and safe MATCH expressions), `filters` (folder and tag conditions),
-`search`, `tags`, `backlinks`, and `move` (moving a note while keeping links intact, which needs
-the link graph). Knows nothing of MCP.
+`text` / `query` (tokens, snippets and safe MATCH expressions), `filters` (folder and tag
+conditions), `graph` (the stored links to a name), `progress` (how long work reports progress),
+`search`, `tags`, `backlinks`, and `move` (which links a move rewrites, and how; the files
+themselves are `vault.notes`'), and `results` (the typed result of each operation). Knows
+nothing of MCP.
 """

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from obsidian_mcp.vault.errors import InvalidArgument
-from obsidian_mcp.vault.links import fold
+from obsidian_mcp.vault.links import nfc_casefold
 
 MAX_TAGS = 20
 
 
 def tag_key(tag: str) -> str:
     """The comparison key of a tag argument: `#Project/Alpha/` → `project/alpha`."""
-    key = fold(tag.strip().lstrip("#").strip("/"))
+    key = nfc_casefold(tag.strip().lstrip("#").strip("/"))
     if not key:
         raise InvalidArgument("tags", "empty_tag", "a tag in 'tags' is empty")
     return key

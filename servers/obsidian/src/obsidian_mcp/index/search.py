@@ -22,18 +22,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from obsidian_mcp import warnings
 from obsidian_mcp.index.filters import folder_clause, tag_keys, tags_clause
+from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.query import Query, parse_query
+from obsidian_mcp.index.results import SearchHit, SearchResult
 from obsidian_mcp.index.store import COLUMNS, WEIGHTS
-from obsidian_mcp.index.sync import ProgressFn
-from obsidian_mcp.index.text import Term, fold, one_line, token_spans, tokens
+from obsidian_mcp.index.text import Term, lower_without_accents, snippet_around, token_spans, tokens
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
 from obsidian_mcp.vault.errors import InvalidArgument
 
 log = logging.getLogger("obsidian_mcp.index")
 
 MAX_LIMIT = 100
-SNIPPET_CHARS = 160
 _LINE_COLUMNS = ("body", "frontmatter", "code")  # line-aligned columns, in order of preference
 
 
@@ -42,21 +43,6 @@ class Location:
     line: int | None
     heading: str | None
     snippet: str
-
-
-def snippet_around(text: str, position: int, width: int = SNIPPET_CHARS) -> str:
-    """About `width` characters of `text` on one line, around `position`, marked with … where cut."""
-    if len(text) <= width:
-        return one_line(text)
-    start = max(0, min(position - width // 3, len(text) - width))
-    if start > 0:  # begin at a word boundary when one is near
-        space = text.find(" ", start, start + 20)
-        start = space + 1 if space != -1 else start
-    end = min(len(text), start + width)
-    if end < len(text):
-        space = text.rfind(" ", end - 20, end)
-        end = space if space > start else end
-    return ("…" if start > 0 else "") + one_line(text[start:end]) + ("…" if end < len(text) else "")
 
 
 def heading_at(headings: Sequence[Sequence[Any]], line: int) -> str | None:
@@ -78,7 +64,7 @@ def locate(terms: Sequence[Term], columns: dict[str, str], headings: Sequence[Se
         if not column:
             continue
         raw_lines = column.split("\n")
-        for index, folded in enumerate(fold(column).split("\n")):
+        for index, folded in enumerate(lower_without_accents(column).split("\n")):
             if not any(first in folded for first in firsts):
                 continue
             spans = token_spans(raw_lines[index])
@@ -109,8 +95,9 @@ def search_notes(
     tags: Sequence[str] = (),
     limit: int = 20,
     progress: ProgressFn | None = None,
-) -> dict[str, Any]:
-    """Notes matching `query` (see `index.query`), best first: {results, total, warnings}."""
+) -> SearchResult:
+    """Notes matching `query` (see `index.query`), best first; a `SEARCH_DEGRADED` warning when
+    FTS5 refused the query and the stored text was scanned instead."""
     parsed = parse_query(query)
     _check(limit)
     keys = tag_keys(tags)
@@ -118,7 +105,7 @@ def search_notes(
     return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress)
 
 
-def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> dict[str, Any]:
+def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> SearchResult:
     conn = snapshot.conn
     try:
         ranked, total = _ranked(conn, query.match_expression(), folder_rel, keys, limit)
@@ -130,10 +117,10 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
     notes = _notes(conn, [note_id for note_id, _ in ranked])
     hits = sorted(((rank, *notes[note_id]) for note_id, rank in ranked if note_id in notes), key=lambda h: h[:2])
     results = [
-        _result(path, title, -rank, locate(query.terms, columns, json.loads(headings)))
+        _hit(path, title, -rank, locate(query.terms, columns, json.loads(headings)))
         for rank, path, title, headings, columns in hits
     ]
-    return {"results": results, "total": total, "warnings": []}
+    return SearchResult(results=results, total=total)
 
 
 def _ranked(
@@ -165,15 +152,15 @@ def _ranked(
     return [(row[0], row[1]) for row in rows], (rows[0][2] if rows else 0)
 
 
-def _result(path: str, title: str, score: float, where: Location) -> dict[str, Any]:
-    return {
-        "path": path,
-        "title": title,
-        "score": float(f"{max(score, 0.0):.6g}") or 1e-6,
-        "line": where.line,
-        "heading": where.heading,
-        "snippet": where.snippet,
-    }
+def _hit(path: str, title: str, score: float, where: Location) -> SearchHit:
+    return SearchHit(
+        path=path,
+        title=title,
+        score=float(f"{max(score, 0.0):.6g}") or 1e-6,
+        line=where.line,
+        heading=where.heading,
+        snippet=where.snippet,
+    )
 
 
 def _notes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, str, str, dict[str, str]]]:
@@ -212,7 +199,7 @@ def _column_score(query: Query, columns: Sequence[str]) -> float | None:
     return score / (1.0 + math.log1p(length))
 
 
-def _scan(conn: sqlite3.Connection, query: Query, folder_rel: str, keys: list[str], limit: int) -> dict[str, Any]:
+def _scan(conn: sqlite3.Connection, query: Query, folder_rel: str, keys: list[str], limit: int) -> SearchResult:
     where_folder, folder_params = folder_clause(folder_rel)
     where_tags, tag_params = tags_clause(keys)
     rows = conn.execute(
@@ -228,11 +215,7 @@ def _scan(conn: sqlite3.Connection, query: Query, folder_rel: str, keys: list[st
             scored.append((score, path, title, headings, named))
     scored.sort(key=lambda item: (-item[0], item[1]))
     results = [
-        _result(path, title, score, locate(query.terms, named, json.loads(headings)))
+        _hit(path, title, score, locate(query.terms, named, json.loads(headings)))
         for score, path, title, headings, named in scored[:limit]
     ]
-    warning = {
-        "code": "SEARCH_DEGRADED",
-        "message": "the search index could not run this query; results come from a slower plain scan",
-    }
-    return {"results": results, "total": len(scored), "warnings": [warning]}
+    return SearchResult(results=results, total=len(scored), warnings=[warnings.search_degraded()])

@@ -13,18 +13,16 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from obsidian_mcp.index.extract import NoteRecord, extract
+from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.store import COLUMNS
 from obsidian_mcp.vault.errors import VaultError
-from obsidian_mcp.vault.links import fold, stem
+from obsidian_mcp.vault.links import nfc_casefold, stem
 from obsidian_mcp.vault.paths import NOTE_SUFFIX, NoteInfo, Vault, is_unlisted_name
 from obsidian_mcp.vault.storage import etag_of, read_bytes
-
-ProgressFn = Callable[[int, int], None]
-"""Called with (notes done, notes to do) while many notes are (re)indexed."""
 
 RACY_SECONDS = 2.0
 BATCH = 200  # notes per transaction, and between progress reports
@@ -121,7 +119,8 @@ def _insert(conn: sqlite3.Connection, info: NoteInfo, digest: str, racy: bool, r
         f"INSERT INTO content(id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})", (note_id, *values)
     )
     conn.executemany(
-        "INSERT INTO tags(note_id, tag, fold) VALUES (?, ?, ?)", [(note_id, tag, fold(tag)) for tag in record.tags]
+        "INSERT INTO tags(note_id, tag, fold) VALUES (?, ?, ?)",
+        [(note_id, tag, nfc_casefold(tag)) for tag in record.tags],
     )
     conn.executemany(
         "INSERT INTO links(note_id, line, kind, target, embed, key) VALUES (?, ?, ?, ?, ?, ?)",

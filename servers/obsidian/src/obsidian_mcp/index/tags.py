@@ -9,20 +9,20 @@ Tags inside code are not tags (the parser skips code).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
 
 from obsidian_mcp.index.filters import folder_clause
-from obsidian_mcp.index.sync import ProgressFn
+from obsidian_mcp.index.progress import ProgressFn
+from obsidian_mcp.index.results import TagCount, TagsResult
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
 
 
-def list_tags(index: VaultIndex, folder: str = "", progress: ProgressFn | None = None) -> dict[str, Any]:
-    """{tags: [{tag, count}]} for the notes under `folder` ('' for the whole vault)."""
+def list_tags(index: VaultIndex, folder: str = "", progress: ProgressFn | None = None) -> TagsResult:
+    """The tags of the notes under `folder` ('' for the whole vault) with their counts."""
     folder_rel, _ = index.vault.resolve_folder(folder)
     return index.run(lambda snapshot: _count(snapshot, folder_rel), progress)
 
 
-def _count(snapshot: Snapshot, folder_rel: str) -> dict[str, Any]:
+def _count(snapshot: Snapshot, folder_rel: str) -> TagsResult:
     where, params = folder_clause(folder_rel)
     rows = snapshot.conn.execute(
         f"SELECT t.fold, t.tag, count(*) FROM tags AS t JOIN notes AS n ON n.id = t.note_id WHERE {where} "
@@ -34,4 +34,4 @@ def _count(snapshot: Snapshot, folder_rel: str) -> dict[str, Any]:
         spellings[key][tag] += count
     counted = [(sum(forms.values()), min(forms, key=lambda form: (-forms[form], form))) for forms in spellings.values()]
     counted.sort(key=lambda item: (-item[0], item[1].casefold(), item[1]))
-    return {"tags": [{"tag": tag, "count": count} for count, tag in counted]}
+    return TagsResult(tags=[TagCount(tag=tag, count=count) for count, tag in counted])

@@ -40,6 +40,7 @@ from typing import TypeVar
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.changes import TrackedLocks
+from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.store import IndexStore, is_busy
 from obsidian_mcp.index.watch import ChangeFeed
 from obsidian_mcp.vault.paths import Vault
@@ -85,7 +86,7 @@ class VaultIndex:
         self._listing_seconds = 0.0
         self._indexed = 0
 
-    def run(self, op: Callable[[Snapshot], T], progress: sync.ProgressFn | None = None, *, full: bool = False) -> T:
+    def run(self, op: Callable[[Snapshot], T], progress: ProgressFn | None = None, *, full: bool = False) -> T:
         """Sync, then `op(snapshot)`; domain errors from either propagate unchanged. `full` forces
         a listing of the whole vault whatever the rescan interval."""
         self.vault.check_available()
@@ -112,7 +113,7 @@ class VaultIndex:
                     self._forget()
                     raise
 
-    def refresh(self, progress: sync.ProgressFn | None = None, *, full: bool = True) -> int:
+    def refresh(self, progress: ProgressFn | None = None, *, full: bool = True) -> int:
         """Bring the index up to date now (with a full listing unless `full=False`); returns the
         number of notes (re)indexed."""
         return self.run(lambda snapshot: self._indexed, progress, full=full)
@@ -128,7 +129,7 @@ class VaultIndex:
         """After a failure, list the whole vault next time: writes drained this time may be lost."""
         self._last_listing = None
 
-    def _sync(self, conn: sqlite3.Connection, progress: sync.ProgressFn | None) -> None:
+    def _sync(self, conn: sqlite3.Connection, progress: ProgressFn | None) -> None:
         written = self.changes.drain() if self.changes is not None else set()
         feed = self.feed
         if feed is not None and not self._feed_started:

@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Protocol
 
 from obsidian_mcp.vault.errors import VaultError
-from obsidian_mcp.vault.paths import NOTE_SUFFIX, Vault, is_unlisted_name  # iter_notes' own name rule
+from obsidian_mcp.vault.paths import (  # iter_notes' own rules for names and symlink loops
+    NOTE_SUFFIX,
+    Ancestors,
+    Vault,
+    enter_folder,
+    is_unlisted_name,
+)
 
 log = logging.getLogger("obsidian_mcp.index")
 
@@ -198,9 +204,7 @@ class ChangeFeed:
         self._folders = folders
         self._watched = {folder for names in folders.values() for folder in names}
 
-    def _watch_folder(
-        self, real_dir: Path, rel_dir: str, ancestors: frozenset[tuple[int, int]], out: dict[int, list[str]]
-    ) -> None:
+    def _watch_folder(self, real_dir: Path, rel_dir: str, ancestors: Ancestors, out: dict[int, list[str]]) -> None:
         """Watch one folder, then its sub-folders, following the rules of `Vault._collect`.
 
         The watch is added before the folder is read, so an entry created meanwhile is either seen
@@ -209,11 +213,10 @@ class ChangeFeed:
         assert self._inotify is not None and self._vault is not None
         top = not rel_dir
         try:
-            info = os.stat(real_dir)
-            key = (info.st_dev, info.st_ino)
-            if key in ancestors:
+            inside = enter_folder(real_dir, ancestors)
+            if inside is None:
                 return
-            ancestors = ancestors | {key}
+            ancestors = inside
             out.setdefault(self._inotify.add_watch(real_dir, WATCH_MASK), []).append(rel_dir)
             with os.scandir(real_dir) as it:
                 entries = list(it)

@@ -24,10 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from obsidian_mcp import warnings
+from obsidian_mcp.models import ToolWarning
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteExists, NoteNotFound, PathRefused
 from obsidian_mcp.vault.moment import format_moment
 from obsidian_mcp.vault.paths import Vault
+from obsidian_mcp.vault.results import DailyNoteResult
 from obsidian_mcp.vault.storage import PathLocks, decode_note, map_os_error, read_bytes
 
 CONFIG_PATH = (".obsidian", "daily-notes.json")
@@ -149,31 +152,26 @@ def render_template(template: str, day: dt.date, pattern: str, now: dt.datetime)
     return _VARIABLE.sub(replace, template)
 
 
-def _template_text(vault: Vault, template: str) -> tuple[str, str | None]:
-    """(template text, problem). A missing or unusable template gives an empty note and a warning."""
+def _template_text(vault: Vault, template: str) -> str | None:
+    """The template's text ("" when there is none); None when it is missing or unusable."""
     if not template:
-        return "", None
+        return ""
     try:
         note = vault.resolve(template)
-        return decode_note(read_bytes(note.abs), note.rel), None
+        return decode_note(read_bytes(note.abs), note.rel)
     except (NoteNotFound, PathRefused, OSError):
-        return "", f"the daily note template '{template[:200]}' was not found; the note was created empty"
+        return None
 
 
-def _existing(vault: Vault, rel: str, abs: Path, warnings: list[dict[str, Any]]) -> str:
+def _existing(vault: Vault, rel: str, abs: Path, found: list[ToolWarning]) -> str:
     """The text of an existing daily note, cut at `MAX_CONTENT_CHARS` with a warning."""
     try:
         text = decode_note(read_bytes(abs), rel)
     except OSError as exc:
         raise map_os_error(exc, vault.root, rel) from None
     if len(text) > MAX_CONTENT_CHARS:
-        warnings.append(
-            {
-                "code": "CONTENT_TRUNCATED",
-                "message": f"returned {MAX_CONTENT_CHARS} of {len(text)} characters; "
-                f"read the rest with read_note(path, offset={MAX_CONTENT_CHARS})",
-                "next_offset": MAX_CONTENT_CHARS,
-            }
+        found.append(
+            warnings.content_truncated(MAX_CONTENT_CHARS, len(text), MAX_CONTENT_CHARS, rest_via_read_note=True)
         )
         return text[:MAX_CONTENT_CHARS]
     return text
@@ -187,34 +185,32 @@ def daily_note(
     *,
     may_write: bool = True,
     now: dt.datetime | None = None,
-) -> dict[str, Any]:
+) -> DailyNoteResult:
     """The daily note of `date` (default today, local time): returned if it exists, else created
     from the template when `create` and `may_write`, else `NoteNotFound`."""
     moment_now = now or dt.datetime.now()
     day = parse_date(date, moment_now.date())
     settings = load_settings(vault.root)
-    warnings: list[dict[str, Any]] = [{"code": "DAILY_SETTINGS_IGNORED", "message": p} for p in settings.problems]
+    found = [warnings.daily_settings_ignored(problem) for problem in settings.problems]
     name = format_moment(day, settings.format).strip().strip("/")
     if not name:
-        warnings.append(
-            {"code": "DAILY_SETTINGS_IGNORED", "message": "the daily note format is empty; used YYYY-MM-DD"}
-        )
+        found.append(warnings.daily_settings_ignored("the daily note format is empty; used YYYY-MM-DD"))
         name = format_moment(day, DEFAULT_FORMAT)
     rel = f"{settings.folder}/{name}" if settings.folder else name
     writing = create and may_write
     note = vault.resolve(rel, must_exist=False, for_write=writing)
     created = False
     if note.exists:
-        content = _existing(vault, note.rel, note.abs, warnings)
+        content = _existing(vault, note.rel, note.abs, found)
     elif not writing:
         raise NoteNotFound(note.rel)
     else:
-        template, problem = _template_text(vault, settings.template)
-        if problem:
-            warnings.append({"code": "TEMPLATE_MISSING", "message": problem})
-        content = render_template(template, day, settings.format, moment_now)
+        template = _template_text(vault, settings.template)
+        if template is None:
+            found.append(warnings.template_missing(settings.template))
+        content = render_template(template or "", day, settings.format, moment_now)
         try:
-            created = notes.write_note(vault, locks, note.rel, content, mode="create")["created"]
+            created = notes.write_note(vault, locks, note.rel, content, mode="create").created
         except NoteExists:  # created by someone else a moment ago: theirs wins
-            content = _existing(vault, note.rel, note.abs, warnings)
-    return {"path": note.rel, "created": created, "content": content, "warnings": warnings}
+            content = _existing(vault, note.rel, note.abs, found)
+    return DailyNoteResult(path=note.rel, created=created, content=content, warnings=found)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 
 from obsidian_mcp.vault.errors import HeadingNotFound, InvalidArgument
 from obsidian_mcp.vault.markdown import (
@@ -178,8 +178,15 @@ def replace_section(text: str, heading: str, content: str, level: int | None = N
     return _splice(text, target.content_start, region_end, content, newline or "\n", keep_final_state=True)
 
 
-def update_frontmatter(text: str, set: dict[str, Any], remove: list[str], path: str) -> tuple[str, dict[str, Any]]:
-    """Set and remove frontmatter keys with a round-trip YAML edit; returns (new text, new mapping).
+class FrontmatterEdit(NamedTuple):
+    """A note's text after a frontmatter edit, and the frontmatter it now has."""
+
+    text: str
+    frontmatter: dict[str, Any]
+
+
+def update_frontmatter(text: str, set: dict[str, Any], remove: list[str], path: str) -> FrontmatterEdit:
+    """Set and remove frontmatter keys with a round-trip YAML edit.
 
     Only the YAML between the fences changes. Invalid YAML → `DocumentParseError` (nothing changes).
     """
@@ -188,7 +195,7 @@ def update_frontmatter(text: str, set: dict[str, Any], remove: list[str], path: 
     span = split_frontmatter(text)
     needs_change = bool(set) or any(key in current for key in remove)
     if not needs_change:
-        return text, current
+        return FrontmatterEdit(text, current)
     newline = newline_of(text) or "\n"
     source = span.yaml_text(text).replace("\r\n", "\n") if span else ""
     # Imported here: ruamel.yaml costs ~80 ms, and only frontmatter edits need it (start-up stays lean).
@@ -214,7 +221,7 @@ def update_frontmatter(text: str, set: dict[str, Any], remove: list[str], path: 
         start = 1 if text.startswith(BOM) else 0
         new_text = text[:start] + "---" + newline + dumped + "---" + newline + text[start:]
     frontmatter, _ = load_frontmatter(new_text, path)
-    return new_text, frontmatter
+    return FrontmatterEdit(new_text, frontmatter)
 
 
 def _check_keys(set: dict[str, Any], remove: list[str]) -> None:

@@ -37,9 +37,9 @@ Status = Literal["resolved", "ambiguous", "unresolved"]
 How = Literal["self", "relative", "exact", "suffix"]
 
 
-def fold(path: str) -> str:
-    """The key Obsidian compares names by: NFC, case-insensitive."""
-    return unicodedata.normalize("NFC", path).casefold()
+def nfc_casefold(text: str) -> str:
+    """NFC-normalised and case-folded: the key Obsidian compares note names, paths and tags by."""
+    return unicodedata.normalize("NFC", text).casefold()
 
 
 def stem(path: str) -> str:
@@ -50,7 +50,7 @@ def stem(path: str) -> str:
 
 def link_key(target: str) -> str:
     """The folded basename a link target could match; links are looked up by it."""
-    return fold(stem(target.rstrip("/")))
+    return nfc_casefold(stem(target.rstrip("/")))
 
 
 def is_note_target(target: str) -> bool:
@@ -161,8 +161,8 @@ class Resolver:
         self.by_path: dict[str, str] = {}
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for path in paths:
-            self.by_path[fold(path)] = path
-            self.by_name[fold(stem(path))].append(path)
+            self.by_path[nfc_casefold(path)] = path
+            self.by_name[nfc_casefold(stem(path))].append(path)
         for same in self.by_name.values():
             same.sort()
 
@@ -176,18 +176,18 @@ class Resolver:
         wanted = _with_suffix(target)
         if link.kind == "markdown" or target.startswith(("./", "../")):
             relative = _inside(posixpath.join(posixpath.dirname(source), wanted))
-            if relative is not None and fold(relative) in self.by_path:
-                return Resolution("resolved", self.by_path[fold(relative)], (), "relative")
+            if relative is not None and nfc_casefold(relative) in self.by_path:
+                return Resolution("resolved", self.by_path[nfc_casefold(relative)], (), "relative")
         absolute = _inside(wanted.lstrip("/"))
         if absolute is None:
             return UNRESOLVED
-        exact = self.by_path.get(fold(absolute))
+        exact = self.by_path.get(nfc_casefold(absolute))
         if exact is not None:
             return Resolution("resolved", exact, (exact,), "exact")
-        named = self.by_name.get(fold(stem(absolute)), [])
+        named = self.by_name.get(nfc_casefold(stem(absolute)), [])
         if "/" in absolute:
-            suffix = "/" + fold(absolute)
-            named = [p for p in named if fold(p).endswith(suffix)]
+            suffix = "/" + nfc_casefold(absolute)
+            named = [p for p in named if nfc_casefold(p).endswith(suffix)]
         if len(named) == 1:
             return Resolution("resolved", named[0], tuple(named), "suffix")
         if named:
@@ -196,7 +196,7 @@ class Resolver:
 
     def points_to(self, name: str, path: str) -> bool:
         """Whether the bare name `name` resolves to exactly `path`."""
-        return self.by_name.get(fold(name), []) == [path]
+        return self.by_name.get(nfc_casefold(name), []) == [path]
 
 
 # -- re-pointing a link -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import unquote
 
 from obsidian_mcp.vault.errors import DocumentParseError
@@ -62,28 +62,21 @@ class Heading:
     content_start: int
 
 
-@dataclass(frozen=True)
+LinkKind = Literal["wikilink", "markdown"]
+
+
+# A link as written: `target` is not normalised (no `.md` added or removed). read_note returns these
+# as they are, so this is also their JSON shape (the `Link` of read_note's outputSchema). No
+# docstring on purpose: pydantic would copy it into that schema.
+@dataclass(frozen=True, kw_only=True)
 class Link:
-    """A link as written: `target` is not normalised (no `.md` added or removed)."""
-
     target: str
-    alias: str | None
-    heading: str | None
-    block: str | None
-    embed: bool
-    kind: str  # "wikilink" | "markdown"
+    alias: str | None = None
+    heading: str | None = None
+    block: str | None = None
+    embed: bool = False
+    kind: LinkKind
     line: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "target": self.target,
-            "alias": self.alias,
-            "heading": self.heading,
-            "block": self.block,
-            "embed": self.embed,
-            "kind": self.kind,
-            "line": self.line,
-        }
 
 
 @dataclass(frozen=True)
@@ -158,8 +151,8 @@ def yaml_problem(exc: Exception) -> str:
     """A short description of a YAML error without file names or marks."""
     problem = getattr(exc, "problem", None)
     context = getattr(exc, "context", None)
-    parts = [str(p) for p in (context, problem) if p]
-    return "invalid YAML frontmatter: " + ("; ".join(parts) if parts else type(exc).__name__)
+    parts = [str(p) for p in (context, problem, getattr(exc, "reason", None)) if p]  # reason: a ReaderError's
+    return "invalid YAML frontmatter: " + ("; ".join(parts) if parts else "the YAML cannot be read")
 
 
 class FrontmatterTooComplex(ValueError):
@@ -289,16 +282,22 @@ def parse_heading_line(line: str) -> tuple[int, str] | None:
     return len(match.group(1)), content
 
 
+def heading_of(line: SourceLine) -> Heading | None:
+    """The heading `line` is, if it is one (the caller skips lines in code)."""
+    parsed = parse_heading_line(line.text)
+    if parsed is None:
+        return None
+    level, title = parsed
+    return Heading(level, title, line.number, line.start, line.end, line.next)
+
+
 def find_headings(text: str, body_offset: int) -> list[Heading]:
     """All ATX headings outside fenced code, in order."""
     found: list[Heading] = []
     for line in iter_lines(text, body_offset):
-        if line.in_code:
-            continue
-        parsed = parse_heading_line(line.text)
-        if parsed is not None:
-            level, title = parsed
-            found.append(Heading(level, title, line.number, line.start, line.end, line.next))
+        heading = None if line.in_code else heading_of(line)
+        if heading is not None:
+            found.append(heading)
     return found
 
 
@@ -368,6 +367,15 @@ def _dedupe(tags: list[str]) -> list[str]:
 # -- links --------------------------------------------------------------------------------------
 
 
+def _link(match: re.Match[str], target: str, alias: str | None, fragment: str, kind: LinkKind, line: int) -> Link:
+    """A link from its parts; `fragment` (after `#`) names a block as `^id`, else a heading."""
+    block = fragment[1:] if fragment.startswith("^") else None
+    heading = (fragment or None) if block is None else None
+    return Link(
+        target=target, alias=alias, heading=heading, block=block, embed=match.group(1) == "!", kind=kind, line=line
+    )
+
+
 def wikilink_at(match: re.Match[str], line: int) -> Link:
     inner = match.group(2)
     alias: str | None = None
@@ -375,13 +383,8 @@ def wikilink_at(match: re.Match[str], line: int) -> Link:
         if separator in inner:
             inner, alias = inner.split(separator, 1)
             break
-    target, _, sub = inner.partition("#")
-    heading = block = None
-    if sub.startswith("^"):
-        block = sub[1:]
-    elif sub:
-        heading = sub
-    return Link(target.strip(), alias, heading, block, match.group(1) == "!", "wikilink", line)
+    target, _, fragment = inner.partition("#")
+    return _link(match, target.strip(), alias, fragment, "wikilink", line)
 
 
 def markdown_link_at(match: re.Match[str], line: int) -> Link | None:
@@ -394,13 +397,7 @@ def markdown_link_at(match: re.Match[str], line: int) -> Link | None:
     path = unquote(path)
     if not path.lower().endswith(".md"):
         return None
-    fragment = unquote(fragment)
-    heading = block = None
-    if fragment.startswith("^"):
-        block = fragment[1:]
-    elif fragment:
-        heading = fragment
-    return Link(path, match.group(2) or None, heading, block, match.group(1) == "!", "markdown", line)
+    return _link(match, path, match.group(2) or None, unquote(fragment), "markdown", line)
 
 
 def _line_links(masked: str, line: int) -> list[tuple[int, Link]]:
@@ -436,9 +433,9 @@ def parse_note(text: str, path: str, *, strict: bool = True) -> ParsedNote:
     for line in iter_lines(text, body_offset):
         if line.in_code:
             continue
-        parsed = parse_heading_line(line.text)
-        if parsed is not None:
-            headings.append(Heading(parsed[0], parsed[1], line.number, line.start, line.end, line.next))
+        heading = heading_of(line)
+        if heading is not None:
+            headings.append(heading)
         masked = mask_inline_code(line.text)
         tags.extend(_inline_tags(line.text, masked))
         links.extend(link for _, link in _line_links(masked, line.number))

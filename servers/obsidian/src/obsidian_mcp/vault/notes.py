@@ -1,9 +1,12 @@
 """The note operations the tools call: validate arguments, resolve paths, lock, read, edit, write.
 
-Each operation returns a plain JSON-safe dict and raises only `VaultError` subclasses: disk errors
-are translated (messages name vault-relative paths only). Every change to an existing note happens
-under that note's lock, reading the current bytes there, so `expected_etag` checks and edits see a
-stable version and concurrent appends all land.
+Each operation returns one typed result (`vault.results`), warnings attached, and raises only
+`VaultError` subclasses: disk errors are translated (messages name vault-relative paths only).
+Every change to an existing note happens under that note's lock, reading the current bytes there,
+so `expected_etag` checks and edits see a stable version and concurrent appends all land.
+
+Moving a note is split for `index.move`, which decides what its links become: `check_move`
+validates both ends, `move_file` renames, `rewrite_note` edits one other note's text.
 """
 
 from __future__ import annotations
@@ -15,12 +18,23 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from obsidian_mcp import warnings
+from obsidian_mcp.models import ToolWarning
 from obsidian_mcp.vault import edits
 from obsidian_mcp.vault.errors import EtagMismatch, InvalidArgument, NoteExists, NoteNotFound
-from obsidian_mcp.vault.markdown import parse_note
+from obsidian_mcp.vault.markdown import load_frontmatter, parse_note
 from obsidian_mcp.vault.paths import NotePath, Vault
+from obsidian_mcp.vault.results import (
+    DeleteResult,
+    FrontmatterResult,
+    ListNotesResult,
+    NoteEntry,
+    ReadNoteResult,
+    WriteResult,
+)
 from obsidian_mcp.vault.storage import (
     PathLocks,
     atomic_write,
@@ -28,6 +42,7 @@ from obsidian_mcp.vault.storage import (
     etag_of,
     map_os_error,
     move_to_trash,
+    move_without_replacing,
     read_bytes,
 )
 
@@ -82,10 +97,20 @@ def _write(vault: Vault, note: NotePath, data: bytes) -> str:
     return etag_of(data)
 
 
+@dataclass(frozen=True)
+class _Edited:
+    """A note after `_edit`: its text and etag now, and whether the file was written."""
+
+    note: NotePath
+    text: str
+    etag: str
+    written: bool
+
+
 def _edit(
     vault: Vault, locks: PathLocks, path: str, expected_etag: str | None, change: Callable[[str, str], str]
-) -> tuple[NotePath, str, str]:
-    """Apply `change(text, rel)` to an existing note under its lock; returns (note, new text, etag)."""
+) -> _Edited:
+    """Apply `change(text, rel)` to an existing note under its lock; an unchanged text is not written."""
     if expected_etag is not None:
         _str_arg("expected_etag", expected_etag)
     note = vault.resolve(path, for_write=True)
@@ -96,8 +121,8 @@ def _edit(
         text = decode_note(data, note.rel)
         new_text = change(text, note.rel)
         if new_text == text:
-            return note, text, etag_of(data)
-        return note, new_text, _write(vault, note, _encode(new_text))
+            return _Edited(note, text, etag_of(data), written=False)
+        return _Edited(note, new_text, _write(vault, note, _encode(new_text)), written=True)
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -105,11 +130,12 @@ def _edit(
 
 def read_note(
     vault: Vault, path: str, offset: int = 0, max_chars: int = 20000, *, strict_frontmatter: bool = True
-) -> dict[str, Any]:
-    """A slice of a note's text plus what the whole note contains (frontmatter, tags, links).
+) -> ReadNoteResult:
+    """A slice of a note's text plus what the whole note contains (frontmatter, tags, links); a
+    `CONTENT_TRUNCATED` warning when text remains after the slice.
 
     With `strict_frontmatter=False` a note with invalid YAML is still returned, with an empty
-    frontmatter and a `frontmatter_error` entry ({line, problem}) so it can be repaired.
+    frontmatter and a `FRONTMATTER_INVALID` warning, so it can be repaired.
     """
     _int_arg("offset", offset, 0)
     _int_arg("max_chars", max_chars, 1)
@@ -124,21 +150,23 @@ def read_note(
     parsed = parse_note(text, note.rel, strict=strict_frontmatter)
     end = offset + max_chars
     truncated = end < len(text)
-    result: dict[str, Any] = {
-        "path": note.rel,
-        "content": text[offset:end],
-        "frontmatter": parsed.frontmatter,
-        "tags": parsed.tags,
-        "links": [link.as_dict() for link in parsed.links],
-        "etag": etag_of(data),
-        "size": len(text),
-        "truncated": truncated,
-        "next_offset": end if truncated else None,
-    }
+    found: list[ToolWarning] = []
     if parsed.frontmatter_error is not None:
-        err = parsed.frontmatter_error
-        result["frontmatter_error"] = {"line": err.line, "problem": err.problem}
-    return result
+        found.append(warnings.frontmatter_invalid(parsed.frontmatter_error.line, parsed.frontmatter_error.problem))
+    if truncated:
+        found.append(warnings.content_truncated(max_chars, len(text), end))
+    return ReadNoteResult(
+        path=note.rel,
+        content=text[offset:end],
+        frontmatter=parsed.frontmatter,
+        tags=parsed.tags,
+        links=parsed.links,
+        etag=etag_of(data),
+        size=len(text),
+        truncated=truncated,
+        next_offset=end if truncated else None,
+        warnings=found,
+    )
 
 
 def _encode_cursor(folder: str, recursive: bool, after: str) -> str:
@@ -169,7 +197,7 @@ def _iso_utc(timestamp: float) -> str:
 
 def list_notes(
     vault: Vault, folder: str = "", recursive: bool = True, limit: int = 200, cursor: str | None = None
-) -> dict[str, Any]:
+) -> ListNotesResult:
     """One page of notes sorted by path. `next_cursor` continues after the last note returned, so
     notes added or removed between pages do not make others repeat or go missing. `limit` is
     capped at 1000."""
@@ -179,7 +207,7 @@ def list_notes(
         raise InvalidArgument("recursive", "invalid_type", "'recursive' must be true or false")
     folder_rel, _ = vault.resolve_folder(_str_arg("folder", folder))
     after = _decode_cursor(cursor, folder_rel, recursive) if cursor is not None else None
-    page: list[dict[str, Any]] = []
+    page: list[NoteEntry] = []
     more = False
     for info in vault.iter_notes(folder_rel, recursive):
         if after is not None and info.rel <= after:
@@ -187,9 +215,9 @@ def list_notes(
         if len(page) == limit:
             more = True
             break
-        page.append({"path": info.rel, "size": info.size, "modified": _iso_utc(info.mtime)})
-    next_cursor = _encode_cursor(folder_rel, recursive, page[-1]["path"]) if more else None
-    return {"notes": page, "next_cursor": next_cursor}
+        page.append(NoteEntry(path=info.rel, size=info.size, modified=_iso_utc(info.mtime)))
+    next_cursor = _encode_cursor(folder_rel, recursive, page[-1].path) if more else None
+    return ListNotesResult(notes=page, next_cursor=next_cursor)
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -202,7 +230,7 @@ def write_note(
     content: str,
     mode: str = "create",
     expected_etag: str | None = None,
-) -> dict[str, Any]:
+) -> WriteResult:
     """Create a note, or overwrite one (creating it if missing). Content is written exactly as given.
 
     An `expected_etag` for a note that does not exist → `NoteNotFound` (the version is gone).
@@ -223,7 +251,7 @@ def write_note(
             with _disk(vault, note.rel):
                 _check_etag(note.rel, expected_etag, etag_of(read_bytes(note.abs)))
         etag = _write(vault, note, data)
-    return {"path": note.rel, "etag": etag, "created": not exists}
+    return WriteResult(path=note.rel, etag=etag, created=not exists)
 
 
 def _new_note_text(heading: str | None) -> str:
@@ -241,7 +269,7 @@ def append_to_note(
     content: str,
     heading: str | None = None,
     create_if_missing: bool = False,
-) -> dict[str, Any]:
+) -> WriteResult:
     """Append at the end of a note or of a heading's section. With `create_if_missing`, a missing
     note is created (holding the heading, as `# Heading` unless given with hashes, then the content)."""
     _str_arg("content", content)
@@ -259,9 +287,9 @@ def append_to_note(
             raise NoteNotFound(note.rel)
         new_text = edits.append(text, content, heading, path=note.rel)
         if exists and new_text == text:  # nothing to append: leave the file (and its mtime) alone
-            return {"path": note.rel, "etag": etag_of(_encode(text)), "created": False}
+            return WriteResult(path=note.rel, etag=etag_of(_encode(text)), created=False)
         etag = _write(vault, note, _encode(new_text))
-    return {"path": note.rel, "etag": etag, "created": not exists}
+    return WriteResult(path=note.rel, etag=etag, created=not exists)
 
 
 def replace_section(
@@ -271,14 +299,14 @@ def replace_section(
     heading: str,
     content: str,
     expected_etag: str | None = None,
-) -> dict[str, Any]:
+) -> WriteResult:
     """Replace the body under a heading (see `edits.replace_section`)."""
     _str_arg("heading", heading)
     _str_arg("content", content)
-    note, _, etag = _edit(
+    edited = _edit(
         vault, locks, path, expected_etag, lambda text, rel: edits.replace_section(text, heading, content, path=rel)
     )
-    return {"path": note.rel, "etag": etag}
+    return WriteResult(path=edited.note.rel, etag=edited.etag)
 
 
 def update_frontmatter(
@@ -288,23 +316,59 @@ def update_frontmatter(
     set: dict[str, Any],
     remove: list[str],
     expected_etag: str | None = None,
-) -> dict[str, Any]:
-    """Set and remove frontmatter keys; returns the new parsed frontmatter."""
-    result: dict[str, Any] = {}
-
-    def change(text: str, rel: str) -> str:
-        new_text, result["frontmatter"] = edits.update_frontmatter(text, set, remove, rel)
-        return new_text
-
-    note, _, etag = _edit(vault, locks, path, expected_etag, change)
-    return {"path": note.rel, "etag": etag, "frontmatter": result["frontmatter"]}
+) -> FrontmatterResult:
+    """Set and remove frontmatter keys; the result holds the frontmatter as the note now has it."""
+    edited = _edit(
+        vault, locks, path, expected_etag, lambda text, rel: edits.update_frontmatter(text, set, remove, rel).text
+    )
+    frontmatter, _ = load_frontmatter(edited.text, edited.note.rel)
+    return FrontmatterResult(path=edited.note.rel, etag=edited.etag, frontmatter=frontmatter)
 
 
-def delete_note(vault: Vault, locks: PathLocks, path: str) -> dict[str, Any]:
+def delete_note(vault: Vault, locks: PathLocks, path: str) -> DeleteResult:
     """Move a note to the vault's `.trash` folder (recoverable, like Obsidian's own delete).
 
     For a note reached through a symlink, the real file is moved."""
     note = vault.resolve(path, for_write=True)
     with locks.hold(note.abs), _disk(vault, note.rel):
         trashed_to = move_to_trash(vault.root, note.abs)
-    return {"path": note.rel, "trashed_to": trashed_to}
+    return DeleteResult(path=note.rel, trashed_to=trashed_to)
+
+
+# -- moving -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteMove:
+    """Both ends of a move, checked: `source` exists, `target` is free and elsewhere."""
+
+    source: NotePath
+    target: NotePath
+
+
+def check_move(vault: Vault, path: str, new_path: str) -> NoteMove:
+    """Validate a move before anything changes: an existing note at `new_path` → `NoteExists`."""
+    source = vault.resolve(path, for_write=True)
+    target = vault.resolve(new_path, must_exist=False, for_write=True)
+    if source.rel == target.rel or source.abs == target.abs:
+        raise InvalidArgument("new_path", "same_path", "the note is already at new_path")
+    if target.exists:
+        raise NoteExists(target.rel)
+    return NoteMove(source, target)
+
+
+def move_file(vault: Vault, locks: PathLocks, move: NoteMove) -> None:
+    """Rename the note under the locks of both paths, creating folders; never replaces a note at
+    the target, even one created since `check_move` (`NoteExists`)."""
+    first, second = sorted((move.source.abs, move.target.abs), key=os.fspath)
+    with locks.hold(first), locks.hold(second), _disk(vault, move.target.rel):
+        move.target.abs.parent.mkdir(parents=True, exist_ok=True)
+        vault.ensure_inside(move.target.abs.parent, move.target.rel)
+        if not move_without_replacing(move.source.abs, move.target.abs):
+            raise NoteExists(move.target.rel)
+
+
+def rewrite_note(vault: Vault, locks: PathLocks, path: str, change: Callable[[str, str], str]) -> bool:
+    """Apply `change(text, rel)` to the note at `path` under its lock, writing it atomically if
+    the text changed; True when it was written."""
+    return _edit(vault, locks, path, None, change).written

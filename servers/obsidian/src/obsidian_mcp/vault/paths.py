@@ -151,6 +151,18 @@ def _inside(real: Path, root: Path) -> bool:
     return real == root or real.is_relative_to(root)
 
 
+Ancestors = frozenset[tuple[int, int]]
+"""The (device, inode) of every folder above the one being listed."""
+
+
+def enter_folder(real_dir: Path, ancestors: Ancestors) -> Ancestors | None:
+    """`ancestors` plus `real_dir`, or None when `real_dir` is one of them already: a symlink loop,
+    not to be entered again. An `OSError` when it cannot be stat-ed."""
+    info = os.stat(real_dir)
+    key = (info.st_dev, info.st_ino)
+    return None if key in ancestors else ancestors | {key}
+
+
 class Vault:
     """An Obsidian vault folder; all path decisions go through here."""
 
@@ -293,16 +305,15 @@ class Vault:
         rel_dir: str,
         recursive: bool,
         out: list[NoteInfo],
-        ancestors: frozenset[tuple[int, int]],
+        ancestors: Ancestors,
         top: bool,
     ) -> None:
         """Append the notes of one folder (and, if `recursive`, below); `ancestors` cuts symlink loops."""
         try:
-            dir_stat = os.stat(real_dir)
-            key = (dir_stat.st_dev, dir_stat.st_ino)
-            if key in ancestors:
+            inside = enter_folder(real_dir, ancestors)
+            if inside is None:
                 return
-            ancestors = ancestors | {key}
+            ancestors = inside
             with os.scandir(real_dir) as it:
                 entries = list(it)
         except OSError as exc:

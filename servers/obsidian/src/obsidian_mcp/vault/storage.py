@@ -1,4 +1,5 @@
-"""The disk side: reading with etags, atomic writes, per-note locks, the vault's trash.
+"""The disk side: reading with etags, atomic writes, per-note locks, moves that never replace a
+file, the vault's trash.
 
 Writes never leave a half-written note: data goes to a dot-prefixed temp file in the note's own
 folder (hidden from listings, ignored by Obsidian), is flushed and fsynced, takes the original
@@ -193,6 +194,33 @@ class PathLocks:
                     self._locks[key] = (lock, users - 1)
 
 
+# -- moving -------------------------------------------------------------------------------------
+
+
+def move_without_replacing(source: Path, target: Path) -> bool:
+    """Move the file `source` to `target` unless something is there already; False then.
+
+    Never overwrites, even when another process races for the name: a hard link claims `target`
+    atomically, then `source` is unlinked. On filesystems without hard links a rename after an
+    existence check is used (the only non-atomic path). Both folders are fsynced after a move.
+    """
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in _NO_HARDLINKS:
+            raise
+        if os.path.lexists(target):
+            return False
+        os.rename(source, target)
+    else:
+        os.unlink(source)
+    _fsync_dir(target.parent)
+    _fsync_dir(source.parent)
+    return True
+
+
 # -- trash --------------------------------------------------------------------------------------
 
 
@@ -205,8 +233,7 @@ def _trash_name(stem: str, number: int) -> str:
 def move_to_trash(vault_root: Path, abs: Path) -> str:
     """Move a note into `<vault>/.trash/` (flat, like Obsidian), adding ` 1`, ` 2`... on a name clash.
 
-    Returns the vault-relative trash path. The move never overwrites: a hard link claims the name
-    atomically; on filesystems without hard links a checked rename is used instead.
+    Returns the vault-relative trash path. The move never overwrites (`move_without_replacing`).
     """
     trash = Path(os.path.realpath(vault_root)) / TRASH_FOLDER
     refused = PathRefused(TRASH_FOLDER, "symlink", "the vault's .trash is not a plain folder inside the vault")
@@ -219,20 +246,6 @@ def move_to_trash(vault_root: Path, abs: Path) -> str:
     stem = abs.name.removesuffix(".md")
     for number in itertools.count():
         name = _trash_name(stem, number)
-        target = real_trash / name
-        try:
-            os.link(abs, target, follow_symlinks=False)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            if exc.errno not in _NO_HARDLINKS:
-                raise
-            if os.path.lexists(target):
-                continue
-            os.rename(abs, target)
-        else:
-            os.unlink(abs)
-        _fsync_dir(real_trash)
-        _fsync_dir(abs.parent)
-        return f"{TRASH_FOLDER}/{name}"
+        if move_without_replacing(abs, real_trash / name):
+            return f"{TRASH_FOLDER}/{name}"
     raise AssertionError("unreachable")

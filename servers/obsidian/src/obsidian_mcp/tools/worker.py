@@ -16,7 +16,7 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import Context
 
-from obsidian_mcp.index.sync import ProgressFn
+from obsidian_mcp.index.progress import ProgressFn
 
 log = logging.getLogger("obsidian_mcp.tools")
 

@@ -1,0 +1,31 @@
+"""The daily note tool: find or create the note of a date the way Obsidian's Daily notes plugin does."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from obsidian_mcp.runtime.server import ContractServer
+from obsidian_mcp.vault import daily
+from obsidian_mcp.vault.paths import Vault
+from obsidian_mcp.vault.results import DailyNoteResult
+from obsidian_mcp.vault.storage import PathLocks
+
+# Creates a missing note, but calling again changes nothing more: idempotent, not destructive.
+DAILY = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def register(server: ContractServer, vault: Vault, locks: PathLocks) -> None:
+    @server.tool(annotations=DAILY, kept_read_only=True)  # read-only mode: finds, never creates
+    def daily_note(
+        date: Annotated[
+            str | None, Field(description="ISO date YYYY-MM-DD; default today (server's local time)")
+        ] = None,
+        create: Annotated[bool, Field(description="create the note from the template if it does not exist")] = True,
+    ) -> DailyNoteResult:
+        """The daily note of a date, following .obsidian/daily-notes.json (folder, date format,
+        template) like Obsidian: returned if it exists, else created from the template. In
+        read-only mode, or with create=false, a missing note is not_found."""
+        return daily.daily_note(vault, locks, date, create, may_write=not server.read_only)

@@ -1,0 +1,63 @@
+"""The package reads top-down: each layer imports only the layers below it.
+
+models → errors → the domain (warnings, vault, index) → tools → server → cli. The one exception
+is by design: `errors` maps the domain's exceptions, so it imports `vault.errors`, which is a leaf
+(it imports nothing of the package) and so belongs with it. Within the domain, `vault` never
+imports `index`; the operations of `index` (search, tags, backlinks, move) share
+pieces through small modules (graph, text, progress, results) instead of importing each other;
+tool modules share only `tools.common` and `tools.worker`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "obsidian_mcp"
+LAYERS = ["models", "errors", "warnings", "vault", "index", "tools", "server", "cli"]  # low to high
+INDEX_OPERATIONS = {"search", "tags", "backlinks", "move"}
+SHARED_TOOL_MODULES = {"common", "worker"}
+
+
+def imports(path: Path) -> set[str]:
+    """The obsidian_mcp modules `path` imports, as dotted names below the package."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("obsidian_mcp"):
+            base = node.module.removeprefix("obsidian_mcp").lstrip(".")
+            found |= {f"{base}.{alias.name}".strip(".") for alias in node.names}  # a module, or a name in one
+            found |= {base} if base else set()
+        elif isinstance(node, ast.Import):
+            found |= {a.name.removeprefix("obsidian_mcp.") for a in node.names if a.name.startswith("obsidian_mcp.")}
+    return found
+
+
+def modules(layer: str) -> list[Path]:
+    folder = PACKAGE / layer
+    return sorted(folder.glob("*.py")) if folder.is_dir() else [PACKAGE / f"{layer}.py"]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_layer_imports_only_layers_below_it(layer: str) -> None:
+    above = set(LAYERS[LAYERS.index(layer) + 1 :])
+    for path in modules(layer):
+        upward = {name for name in imports(path) if name.split(".")[0] in above and not name.startswith("vault.errors")}
+        assert not upward, f"{path.relative_to(PACKAGE)} imports {sorted(upward)}"
+
+
+def test_the_domain_exceptions_are_a_leaf() -> None:
+    assert imports(PACKAGE / "vault" / "errors.py") == set()
+
+
+def test_index_operations_do_not_import_each_other() -> None:
+    for name in INDEX_OPERATIONS:
+        sideways = {m for m in imports(PACKAGE / "index" / f"{name}.py") if m.split(".")[-1] in INDEX_OPERATIONS}
+        assert not sideways, f"index/{name}.py imports {sorted(sideways)}"
+
+
+def test_tool_modules_share_only_common_and_worker() -> None:
+    for path in modules("tools"):
+        sideways = {m for m in imports(path) if m.startswith("tools.") and m.split(".")[1] not in SHARED_TOOL_MODULES}
+        assert not sideways, f"tools/{path.name} imports {sorted(sideways)}"

@@ -1,0 +1,464 @@
+"""The exact success JSON of the tools, in process: a copy of the sample vault behind the real
+server (`build_server`), driven by the SDK's own client over its in-memory transport.
+
+Whole payloads are pinned, not key subsets: a field that appears, vanishes or changes its form
+fails here before it reaches a client. Only what varies from run to run is replaced, visibly, by
+`stable` (etags and file times). The subprocess suite in tests/contract keeps guarding the wire
+itself (stdio framing, errors, logs); this one is the quick guard of the answers' shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import TextContent
+from obsidian_mcp.server import Config, build_server
+
+pytestmark = pytest.mark.anyio
+
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "vault"
+# The parts of the sample vault these snapshots were taken on. Search scores depend on every note
+# (BM25), so notes added to the sample vault later stay out: they would change scores, not shapes.
+SAMPLE_PARTS = (".obsidian", "Areas", "Daily", "People", "Projects", "Resources", "Templates", "Home.md", "Inbox.md")
+PLACEHOLDERS = {"etag": "<etag>", "modified": "<modified>"}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def sample_copy(folder: Path) -> Path:
+    root = folder / "vault"
+    root.mkdir()
+    for name in SAMPLE_PARTS:
+        if (SAMPLE / name).is_dir():
+            shutil.copytree(SAMPLE / name, root / name, symlinks=True)
+        else:
+            shutil.copy2(SAMPLE / name, root / name)
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """A private copy of the sample vault, for a test that changes it."""
+    return sample_copy(tmp_path)
+
+
+@asynccontextmanager
+async def connected(vault: Path, index_dir: Path, *, read_only: bool = False) -> AsyncIterator[Client]:
+    server = build_server(Config(vault=vault, index_dir=index_dir, read_only=read_only))
+    async with Client(server, mode="legacy") as client:  # initialize handshake + JSON-RPC, like stdio
+        yield client
+
+
+@pytest.fixture
+async def client(vault: Path, tmp_path: Path) -> AsyncIterator[Client]:
+    """A client of a server on the test's own copy of the sample vault."""
+    async with connected(vault, tmp_path / "index") as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+async def reader(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
+    """A client shared by the tests that only read: one server and index build for all of them."""
+    folder = tmp_path_factory.mktemp("reading")
+    async with connected(sample_copy(folder), folder / "index") as client:
+        yield client
+
+
+def stable(value: Any) -> Any:
+    """`value` with the inherently variable fields (PLACEHOLDERS' keys) replaced by placeholders."""
+    if isinstance(value, dict):
+        return {key: PLACEHOLDERS.get(key, stable(item)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [stable(item) for item in value]
+    return value
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A successful call's payload, after checking its wire form: one compact JSON text, the same
+    object as structuredContent, no isError."""
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, result
+    [content] = result.content
+    assert isinstance(content, TextContent)
+    payload = json.loads(content.text)
+    assert content.text == json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    assert result.structured_content == payload
+    stabilised: dict[str, Any] = stable(payload)
+    return stabilised
+
+
+def assert_exact(actual: dict[str, Any], expected: dict[str, Any]) -> None:
+    """Equal, and with the keys in the same order at every level (the order clients see)."""
+    assert actual == expected
+    assert json.dumps(actual, ensure_ascii=False) == json.dumps(expected, ensure_ascii=False)
+
+
+def wikilink(target: str, line: int) -> dict[str, Any]:
+    """A plain `[[target]]` as read_note lists it."""
+    return {
+        "target": target,
+        "alias": None,
+        "heading": None,
+        "block": None,
+        "embed": False,
+        "kind": "wikilink",
+        "line": line,
+    }
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+async def test_read_note(reader: Client) -> None:
+    assert_exact(
+        await call(reader, "read_note", {"path": "People/Sam Rivera"}),
+        {
+            "path": "People/Sam Rivera.md",
+            "content": (SAMPLE / "People" / "Sam Rivera.md").read_text(encoding="utf-8"),
+            "frontmatter": {
+                "title": "Sam Rivera",
+                "aliases": ["Sam"],
+                "tags": ["person", "work"],
+                "role": "Product Designer",
+                "company": "Fernhill",
+                "birthday": "1991-03-08",
+            },
+            "tags": ["person", "work"],
+            "links": [
+                wikilink("Alpha", 15),
+                wikilink("Reading List", 19),
+                wikilink("Café Recipes", 20),
+                wikilink("Website Redesign", 21),
+            ],
+            "etag": "<etag>",
+            "size": 512,
+            "truncated": False,
+            "next_offset": None,
+            "warnings": [],
+        },
+    )
+
+
+async def test_read_note_paged_has_a_truncation_warning(reader: Client) -> None:
+    assert_exact(
+        await call(reader, "read_note", {"path": "Projects/Alpha", "max_chars": 120}),
+        {
+            "path": "Projects/Alpha.md",
+            "content": "---\ntitle: Project Alpha\naliases:\n  - Project Alpha\n  - Sync Engine Rewrite\n"
+            "tags:\n  - project\n  - work\nstatus: active\ncr",
+            "frontmatter": {
+                "title": "Project Alpha",
+                "aliases": ["Project Alpha", "Sync Engine Rewrite"],
+                "tags": ["project", "work"],
+                "status": "active",
+                "created": "2026-09-14",
+                "due": "2027-01-29",
+                "owner": "Nora Lindqvist",
+                "budget": {"currency": "EUR", "approved": 12000, "spent": 4350},
+            },
+            "tags": ["project", "work", "project/alpha", "project/alpha/beta"],
+            "links": [
+                wikilink("Priya Natarajan", 23),
+                wikilink("Sam Rivera", 23),
+                wikilink("Projects/Meeting Notes", 60),
+                wikilink("Areas/Work/Meeting Notes", 60),
+            ],
+            "etag": "<etag>",
+            "size": 2128,
+            "truncated": True,
+            "next_offset": 120,
+            "warnings": [
+                {
+                    "code": "CONTENT_TRUNCATED",
+                    "message": "returned 120 of 2128 characters; call again with offset=120 for more",
+                    "next_offset": 120,
+                }
+            ],
+        },
+    )
+
+
+async def test_read_note_with_broken_frontmatter_has_a_warning(client: Client, vault: Path) -> None:
+    (vault / "Broken.md").write_text("---\ntitle: [unclosed\n---\n# Broken\n", encoding="utf-8")
+    assert_exact(
+        await call(client, "read_note", {"path": "Broken"}),
+        {
+            "path": "Broken.md",
+            "content": "---\ntitle: [unclosed\n---\n# Broken\n",
+            "frontmatter": {},
+            "tags": [],
+            "links": [],
+            "etag": "<etag>",
+            "size": 34,
+            "truncated": False,
+            "next_offset": None,
+            "warnings": [
+                {
+                    "code": "FRONTMATTER_INVALID",
+                    "message": "the frontmatter is not valid YAML; it is returned as text in content "
+                    "and as {} in frontmatter",
+                    "line": 3,
+                    "problem": "invalid YAML frontmatter: while parsing a flow sequence; "
+                    "did not find expected ',' or ']'",
+                }
+            ],
+        },
+    )
+
+
+async def test_list_notes(reader: Client) -> None:
+    assert_exact(
+        await call(reader, "list_notes", {"folder": "People"}),
+        {
+            "notes": [
+                {"path": "People/Jonas Weber.md", "size": 318, "modified": "<modified>"},
+                {"path": "People/Priya Natarajan.md", "size": 520, "modified": "<modified>"},
+                {"path": "People/Ruth Lindqvist.md", "size": 482, "modified": "<modified>"},
+                {"path": "People/Sam Rivera.md", "size": 513, "modified": "<modified>"},
+            ],
+            "next_cursor": None,
+        },
+    )
+
+
+# -- the index -----------------------------------------------------------------------------------
+
+
+async def test_search_notes(reader: Client) -> None:
+    assert_exact(
+        await call(reader, "search_notes", {"query": "roofing felt", "limit": 3}),
+        {
+            "results": [
+                {
+                    "path": "Inbox.md",
+                    "title": "Inbox",
+                    "score": 5.46729,
+                    "line": 5,
+                    "heading": "Inbox",
+                    "snippet": "- [ ] Ask [[Jonas Weber]] whether he still has the spare roofing felt",
+                },
+                {
+                    "path": "Daily/2026-11-23.md",
+                    "title": "2026-11-23",
+                    "score": 5.45668,
+                    "line": 25,
+                    "heading": "Gratitude",
+                    "snippet": "- Jonas dropped off the roofing felt without being asked.",
+                },
+                {
+                    "path": "Projects/Garden Shed.md",
+                    "title": "Garden Shed",
+                    "score": 5.12352,
+                    "line": 31,
+                    "heading": "Materials",
+                    "snippet": "| Roofing felt | 1 roll | 0 (Jonas) |",
+                },
+            ],
+            "total": 3,
+            "warnings": [],
+        },
+    )
+
+
+async def test_list_tags(reader: Client) -> None:
+    assert_exact(
+        await call(reader, "list_tags", {"folder": "Projects"}),
+        {
+            "tags": [
+                {"tag": "project", "count": 4},
+                {"tag": "project/alpha", "count": 2},
+                {"tag": "area/health", "count": 1},
+                {"tag": "health", "count": 1},
+                {"tag": "home", "count": 1},
+                {"tag": "meeting", "count": 1},
+                {"tag": "personal", "count": 1},
+                {"tag": "project/alpha/beta", "count": 1},
+                {"tag": "work", "count": 1},
+            ]
+        },
+    )
+
+
+async def test_get_backlinks(reader: Client) -> None:
+    assert_exact(
+        await call(reader, "get_backlinks", {"path": "Projects/Meeting Notes"}),
+        {
+            "path": "Projects/Meeting Notes.md",
+            "backlinks": [
+                {
+                    "path": "Areas/Work/Meeting Notes.md",
+                    "line": 11,
+                    "context": "The Monday meeting for the whole mobile team. For the Alpha project sync see "
+                    "[[Projects/Meeting Notes]].",
+                    "embed": False,
+                },
+                {
+                    "path": "Projects/Alpha.md",
+                    "line": 60,
+                    "context": "Weekly sync notes live in [[Projects/Meeting Notes]]. Decisions from the wider team "
+                    "meeting are in [[Areas/Work/Meeting Notes]].",
+                    "embed": False,
+                },
+            ],
+            "ambiguous": [
+                {
+                    "path": "Daily/2026-11-23.md",
+                    "line": 14,
+                    "context": "- [x] Team meeting — notes in [[Meeting Notes]]",
+                    "embed": False,
+                    "candidates": ["Areas/Work/Meeting Notes.md", "Projects/Meeting Notes.md"],
+                }
+            ],
+        },
+    )
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+async def test_write_note_create(client: Client) -> None:
+    arguments = {"path": "Ideas/Done List", "content": "# Done list\n\n- shipped the shed\n"}
+    assert_exact(
+        await call(client, "write_note", arguments),
+        {"path": "Ideas/Done List.md", "etag": "<etag>", "created": True},
+    )
+
+
+async def test_update_frontmatter(client: Client) -> None:
+    arguments = {"path": "People/Sam Rivera", "set": {"status": "helping", "since": "2026-11-21"}, "remove": ["role"]}
+    assert_exact(
+        await call(client, "update_frontmatter", arguments),
+        {
+            "path": "People/Sam Rivera.md",
+            "etag": "<etag>",
+            "frontmatter": {
+                "title": "Sam Rivera",
+                "aliases": ["Sam"],
+                "tags": ["person", "work"],
+                "company": "Fernhill",
+                "birthday": "1991-03-08",
+                "status": "helping",
+                "since": "2026-11-21",
+            },
+        },
+    )
+
+
+async def test_daily_note_for_a_fixed_date(client: Client) -> None:
+    assert_exact(
+        await call(client, "daily_note", {"date": "2026-11-22"}),
+        {
+            "path": "Daily/2026-11-22.md",
+            "created": True,
+            "content": '---\ndate: "2026-11-22"\ntags:\n  - daily\n---\n\n# 2026-11-22\n\n'
+            "## Plan\n\n- [ ] Process the inbox\n\n## Log\n\n## Gratitude\n\n",
+            "warnings": [],
+        },
+    )
+
+
+async def test_daily_note_with_unusable_settings_has_warnings(client: Client, vault: Path) -> None:
+    settings = vault / ".obsidian" / "daily-notes.json"
+    settings.write_text('{"folder": 7, "template": "Templates/Gone"}', encoding="utf-8")
+    assert_exact(
+        await call(client, "daily_note", {"date": "2026-11-22"}),
+        {
+            "path": "2026-11-22.md",
+            "created": True,
+            "content": "",
+            "warnings": [
+                {
+                    "code": "DAILY_SETTINGS_IGNORED",
+                    "message": "'folder' in the daily notes settings is not text and was ignored",
+                },
+                {
+                    "code": "TEMPLATE_MISSING",
+                    "message": "the daily note template 'Templates/Gone' was not found; the note was created empty",
+                },
+            ],
+        },
+    )
+
+
+async def test_move_note(client: Client) -> None:
+    assert_exact(
+        await call(client, "move_note", {"path": "Projects/Garden Shed", "new_path": "Archive/Shed Build"}),
+        {
+            "path": "Projects/Garden Shed.md",
+            "new_path": "Archive/Shed Build.md",
+            "updated_notes": [
+                "Areas/Finances.md",
+                "Areas/Home Maintenance.md",
+                "Daily/2026-11-21.md",
+                "Home.md",
+                "People/Jonas Weber.md",
+                "Projects/Website Redesign.md",
+                "Resources/Bike Maintenance.md",
+            ],
+            "warnings": [],
+        },
+    )
+    assert_exact(
+        await call(client, "move_note", {"path": "Projects/Meeting Notes", "new_path": "Projects/Alpha Sync"}),
+        {
+            "path": "Projects/Meeting Notes.md",
+            "new_path": "Projects/Alpha Sync.md",
+            "updated_notes": ["Areas/Work/Meeting Notes.md", "Projects/Alpha.md"],
+            "warnings": [
+                {
+                    "code": "AMBIGUOUS_LINKS",
+                    "message": "these links could mean the moved note or another note of the same name; "
+                    "they were left unchanged",
+                    "links": [{"path": "Daily/2026-11-23.md", "line": 14, "target": "Meeting Notes"}],
+                }
+            ],
+        },
+    )
+
+
+# -- tools/list ----------------------------------------------------------------------------------
+
+READ = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+WRITE = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+OVERWRITE = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+DAILY = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+TOOLS = {
+    "read_note": READ,
+    "list_notes": READ,
+    "write_note": OVERWRITE,
+    "append_to_note": WRITE,
+    "replace_section": OVERWRITE,
+    "update_frontmatter": WRITE,
+    "delete_note": OVERWRITE,
+    "daily_note": DAILY,
+    "search_notes": READ,
+    "list_tags": READ,
+    "get_backlinks": READ,
+    "move_note": WRITE,
+}
+
+
+async def annotated_tools(client: Client) -> dict[str, Any]:
+    listed = (await client.list_tools()).tools
+    return {tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)["annotations"] for tool in listed}
+
+
+async def test_tools_list_names_and_annotations(reader: Client) -> None:
+    assert_exact(await annotated_tools(reader), TOOLS)
+
+
+async def test_tools_list_in_read_only_mode_keeps_the_reading_tools(vault: Path, tmp_path: Path) -> None:
+    async with connected(vault, tmp_path / "index", read_only=True) as client:
+        listed = await annotated_tools(client)
+    # write tools are not listed; daily_note stays (it then only finds notes)
+    assert_exact(listed, {name: hints for name, hints in TOOLS.items() if hints not in (WRITE, OVERWRITE)})
