@@ -60,7 +60,7 @@ def main() -> None:
         emulator.set_latency(options.latency)
         ours, naive, trips = [], [], {}
         client = GmailClient(ClientSettings(token_file=token, api_endpoint=emulator.base_url))
-        client.read(lambda users: users.labels().list(userId="me"))  # warm the naive client's connection too
+        client.execute(lambda users: users.labels().list(userId="me"))  # warm the naive client's connection too
         for run in range(options.runs):
             emulator.clear_requests()
             started = time.perf_counter()
@@ -71,9 +71,9 @@ def main() -> None:
 
             emulator.clear_requests()
             started = time.perf_counter()
-            listed = client.read(lambda users: users.messages().list(userId="me", q=QUERY, maxResults=20))
+            listed = client.execute(lambda users: users.messages().list(userId="me", q=QUERY, maxResults=20))
             for item in listed["messages"]:
-                client.read(
+                client.execute(
                     lambda users, i=item["id"]: users.messages().get(
                         userId="me", id=i, format="metadata", metadataHeaders=["From", "To", "Subject", "Date"]
                     )

@@ -16,7 +16,11 @@ from pathlib import Path
 import pytest
 from gmail_emulator import Emulator
 from gmail_mcp.api.client import ClientSettings, GmailClient
+from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.config import Settings
 from gmail_mcp.delivery import Delivery
+from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.server import build_server
 
 MODIFY = "https://www.googleapis.com/auth/gmail.modify"
 
@@ -54,8 +58,32 @@ def client(make_client: Callable[..., GmailClient]) -> GmailClient:
 
 
 @pytest.fixture
-def delivery(client: GmailClient) -> Delivery:
-    return Delivery(client)
+def make_server(emu: Emulator, client: GmailClient, tmp_path: Path) -> Callable[..., ContractServer]:
+    """`make_server(read_only=False)` → the assembled server (as `gmail-mcp` builds it) for the emulator."""
+
+    def make(read_only: bool = False) -> ContractServer:
+        settings = Settings(
+            credentials_file=tmp_path / "credentials.json",
+            token_file=client.settings.token_file,
+            api_endpoint=emu.base_url,
+            download_dir=tmp_path / "downloads",
+            read_only=read_only,
+            timeout_seconds=5,
+            backoff_base_seconds=0.01,
+        )
+        return build_server(settings)
+
+    return make
+
+
+@pytest.fixture
+def mailbox(client: GmailClient) -> MailboxApi:
+    return MailboxApi(client)
+
+
+@pytest.fixture
+def delivery(mailbox: MailboxApi) -> Delivery:
+    return Delivery(mailbox)
 
 
 @pytest.fixture

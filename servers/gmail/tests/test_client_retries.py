@@ -12,7 +12,7 @@ from gmail_mcp.api.errors import ApiUnavailable, RateLimited
 
 
 def list_labels(client: GmailClient) -> dict[str, object]:
-    return client.read(lambda users: users.labels().list(userId="me"), "label")
+    return client.execute(lambda users: users.labels().list(userId="me"), "label")
 
 
 def attempts(emu: Emulator) -> int:

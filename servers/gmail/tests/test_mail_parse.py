@@ -181,8 +181,6 @@ def test_plain_message() -> None:
     assert parsed.body == "Hello there.\nSecond line."
     assert parsed.attachments == []
     assert parsed.body_incomplete is False
-    as_dict = parsed.to_dict()
-    assert as_dict["from"] == parsed.from_ and "bcc" not in as_dict
 
 
 def test_html_only_message_is_rendered_as_text() -> None:
@@ -359,7 +357,6 @@ def test_attachments_listed_with_sizes() -> None:
         ("photo.jpg", "image/jpeg", 10),
     ]
     assert parsed.attachments[0].attachment_id == "ATT-1"
-    assert parsed.attachments[0].to_dict()["attachment_id"] == "ATT-1"
     forwarded = parsed.attachments[2]
     assert forwarded.mime_type == "message/rfc822" and forwarded.attachment_id == "ATT-3"
     assert "Inner forwarded text" not in parsed.body
@@ -438,7 +435,7 @@ def test_depth_bomb_does_not_recurse_forever() -> None:
     parsed = parse_full(resource, LABELS)
     assert parsed.body_incomplete is True
     assert "mime_depth_limit" in parsed.problems
-    assert summarize(resource, LABELS)["has_attachments"] is False
+    assert summarize(resource, LABELS).has_attachments is False
 
 
 def test_breadth_bomb_is_capped() -> None:
@@ -491,7 +488,7 @@ def metadata_resource(**fields: Any) -> dict[str, Any]:
 
 def test_summarize_metadata() -> None:
     summary = summarize(metadata_resource(labelIds=["INBOX", "Label_99"]), LABELS)
-    assert summary == {
+    assert summary.model_dump(by_alias=True) == {
         "id": "18c0ffee",
         "thread_id": "18c0ffe0",
         "from": "Alice Example <alice@example.com>",
@@ -506,12 +503,12 @@ def test_summarize_metadata() -> None:
 
 
 def test_summarize_has_attachments_from_parts_or_hint() -> None:
-    assert summarize(metadata_resource(), LABELS, has_attachments_hint=True)["has_attachments"] is True
-    assert summarize(gmail_resource(nested_message()), LABELS)["has_attachments"] is True
+    assert summarize(metadata_resource(), LABELS, has_attachments_hint=True).has_attachments is True
+    assert summarize(gmail_resource(nested_message()), LABELS).has_attachments is True
     only_inline_image = gmail_resource(nested_message(with_plain=False))
     del only_inline_image["payload"]["parts"][1]
     only_inline_image["payload"]["parts"][0]["parts"][1]["body"] = {"attachmentId": "IMG", "size": 9}
-    assert summarize(only_inline_image, LABELS)["has_attachments"] is False
+    assert summarize(only_inline_image, LABELS).has_attachments is False
 
 
 @pytest.mark.parametrize("date", [None, "not a date", "Mon, 99 Foo 99999 99:99:99 +9999"])
@@ -521,12 +518,12 @@ def test_summarize_date_falls_back_to_internal_date(date: str | None) -> None:
     if date is not None:
         headers.append({"name": "Date", "value": date})
     resource["payload"]["headers"] = headers
-    assert summarize(resource, LABELS)["date"] == "2023-11-14T22:13:20+00:00"
+    assert summarize(resource, LABELS).date == "2023-11-14T22:13:20+00:00"
 
 
 def test_summarize_snippet_drops_invisible_padding() -> None:
     resource = metadata_resource(snippet="Sale! \u034f \u200c \u034f \u200c &nbsp; ends today")
-    assert summarize(resource, LABELS)["snippet"] == "Sale! ends today"
+    assert summarize(resource, LABELS).snippet == "Sale! ends today"
 
 
 # --- slice_body ------------------------------------------------------------------------------------
@@ -547,7 +544,9 @@ def test_slice_body_pages_cover_body_exactly_once(length: int, page: int) -> Non
     assert "".join(pieces) == body
 
 
-@pytest.mark.parametrize(("offset", "max_chars", "field"), [(-1, 10, "offset"), (6, 10, "offset"), (0, 0, "max_chars")])
+@pytest.mark.parametrize(
+    ("offset", "max_chars", "field"), [(-1, 10, "body_offset"), (6, 10, "body_offset"), (0, 0, "max_body_chars")]
+)
 def test_slice_body_rejects_bad_arguments(offset: int, max_chars: int, field: str) -> None:
     with pytest.raises(InvalidField) as caught:
         slice_body("hello", offset, max_chars)

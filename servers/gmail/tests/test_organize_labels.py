@@ -11,15 +11,15 @@ import pytest
 from gmail_emulator import Emulator, Fault
 from gmail_mcp.api.client import GmailClient
 from gmail_mcp.api.errors import ApiNotFound, ApiRejected
+from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.organizer import Organizer
-from gmail_mcp.reader import MailReader
 
 
 @pytest.fixture
-def organizer(client: GmailClient, tmp_path: Path) -> Organizer:
-    return Organizer(client, MailReader(client, LabelDirectory(), tmp_path))
+def organizer(mailbox: MailboxApi) -> Organizer:
+    return Organizer(mailbox, LabelDirectory(mailbox))
 
 
 def labels_of(emu: Emulator, key: str) -> set[str]:
@@ -28,8 +28,8 @@ def labels_of(emu: Emulator, key: str) -> set[str]:
 
 def test_names_any_case_and_ids_in_one_batch_modify(emu: Emulator, organizer: Organizer) -> None:
     ids = [emu.seeded["status"], emu.seeded["promo"], emu.seeded["status"]]
-    modified, failed = organizer.modify(ids, ["projects", "Label_2", "starred"], ["UNREAD", "inbox"])
-    assert modified == [emu.seeded["status"], emu.seeded["promo"]] and failed == {}
+    result = organizer.modify(ids, ["projects", "Label_2", "starred"], ["UNREAD", "inbox"])
+    assert result.modified == [emu.seeded["status"], emu.seeded["promo"]] and result.warnings == []
     for key in ("status", "promo"):
         assert {"Label_1", "Label_2", "STARRED"} <= labels_of(emu, key)
         assert not {"UNREAD", "INBOX"} & labels_of(emu, key)
@@ -49,16 +49,18 @@ def test_a_label_created_after_the_cache_was_filled_resolves(
     emu: Emulator, organizer: Organizer, client: GmailClient
 ) -> None:
     organizer.modify([emu.seeded["status"]], ["STARRED"], [])  # fills the cache
-    created = client.write(lambda users: users.labels().create(userId="me", body={"name": "Fresh"}), "label")
+    created = client.execute(lambda users: users.labels().create(userId="me", body={"name": "Fresh"}), "label")
     organizer.modify([emu.seeded["status"]], ["fresh"], [])
     assert created["id"] in labels_of(emu, "status")
 
 
 def test_per_message_failures_are_reported_and_the_rest_modified(emu: Emulator, organizer: Organizer) -> None:
     ids = [emu.seeded["status"], "ffffffffffffffff", emu.seeded["promo"]]
-    modified, failed = organizer.modify(ids, [], ["UNREAD"])
-    assert modified == [emu.seeded["status"], emu.seeded["promo"]]
-    assert list(failed) == ["ffffffffffffffff"] and isinstance(failed["ffffffffffffffff"], ApiNotFound)
+    result = organizer.modify(ids, [], ["UNREAD"])
+    assert result.modified == [emu.seeded["status"], emu.seeded["promo"]]
+    [warning] = result.warnings
+    assert warning.code == "PARTIAL_RESULTS"
+    assert [(f["id"], f["error"]) for f in warning.model_extra["failed"]] == [("ffffffffffffffff", "not_found")]
     assert "UNREAD" not in labels_of(emu, "status") | labels_of(emu, "promo")
     routes = [r.route for r in emu.request_log()]
     assert routes.count("messages.batchModify") == 1 and routes.count("batch") == 1
@@ -74,8 +76,8 @@ def test_all_unknown_messages_is_not_found(emu: Emulator, organizer: Organizer) 
 def test_rate_limited_parts_are_retried(emu: Emulator, organizer: Organizer) -> None:
     emu.add_fault(Fault("messages.batchModify", status=404))  # force the per-message path
     emu.add_fault(Fault("messages.modify", status=429, retry_after=0))
-    modified, failed = organizer.modify([emu.seeded["status"], emu.seeded["promo"]], ["STARRED"], [])
-    assert failed == {} and len(modified) == 2
+    result = organizer.modify([emu.seeded["status"], emu.seeded["promo"]], ["STARRED"], [])
+    assert result.warnings == [] and len(result.modified) == 2
 
 
 def test_bad_arguments(emu: Emulator, organizer: Organizer) -> None:
@@ -92,14 +94,16 @@ def test_bad_arguments(emu: Emulator, organizer: Organizer) -> None:
 
 
 def test_trash_reports_failures_and_moves_the_rest(emu: Emulator, organizer: Organizer) -> None:
-    trashed, failed = organizer.trash([emu.seeded["promo"], "ffffffffffffffff", emu.seeded["status"]])
-    assert trashed == [emu.seeded["promo"], emu.seeded["status"]] and list(failed) == ["ffffffffffffffff"]
+    result = organizer.trash([emu.seeded["promo"], "ffffffffffffffff", emu.seeded["status"]])
+    assert result.trashed == [emu.seeded["promo"], emu.seeded["status"]]
+    assert [f["id"] for w in result.warnings for f in w.model_extra["failed"]] == ["ffffffffffffffff"]
     for key in ("promo", "status"):
         assert "TRASH" in labels_of(emu, key) and "INBOX" not in labels_of(emu, key)
     assert [r.route for r in emu.request_log()].count("batch") == 1
     with pytest.raises(ApiNotFound):
         organizer.trash(["ffffffffffffffff"])
-    assert organizer.trash([emu.seeded["promo"]]) == ([emu.seeded["promo"]], {})  # again: still fine
+    again = organizer.trash([emu.seeded["promo"]])  # again: still fine
+    assert again.trashed == [emu.seeded["promo"]] and again.warnings == []
 
 
 # Any Gmail API delete: users.messages.delete / batchDelete, users.threads.delete, ... (all take userId).
@@ -122,4 +126,4 @@ def test_no_code_path_can_delete_a_message_for_good() -> None:
                 offending.append(f"{source.relative_to(package)}:{number}: {line.strip()}")
     assert offending == []
     uses = [p for p in package.rglob("*.py") if "drafts().delete(userId" in p.read_text(encoding="utf-8")]
-    assert [p.name for p in uses] == ["drafts.py"]  # the only delete: a draft, on request
+    assert [p.name for p in uses] == ["mailbox.py"]  # the only delete: a draft, on request

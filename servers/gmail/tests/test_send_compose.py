@@ -10,28 +10,30 @@ from pathlib import Path
 
 import pytest
 from gmail_emulator import Emulator
-from gmail_mcp.api.client import GmailClient
+from gmail_mcp.api.access import Access
 from gmail_mcp.api.errors import ApiNotFound
-from gmail_mcp.delivery import RAW_LIMIT_BYTES, Delivery
+from gmail_mcp.api.mailbox import RAW_LIMIT_BYTES, MailboxApi
+from gmail_mcp.delivery import Delivery
 from gmail_mcp.errors import to_contract
 from gmail_mcp.mail.compose import ATTACHMENT_LIMIT_BYTES
 from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField
-from gmail_mcp.sender import Outgoing, Sender
+from gmail_mcp.outgoing import Composer, Outgoing
+from gmail_mcp.sender import Sender
 
 Stored = Callable[[Emulator, str], EmailMessage]
 
 
 @pytest.fixture
-def sender(client: GmailClient, delivery: Delivery) -> Sender:
-    return Sender(client, delivery)
+def sender(mailbox: MailboxApi, delivery: Delivery) -> Sender:
+    return Sender(Composer(mailbox), delivery)
 
 
 def test_a_reply_is_threaded_and_keeps_one_re(emu: Emulator, sender: Sender, stored: Stored) -> None:
     original = emu.seeded["lunch_3"]  # "Re: Lunch tomorrow?", third of its thread
     answer = sender.send(Outgoing(to=[], subject="", body="Works for me.", reply_to_message_id=original))
-    assert answer["thread_id"] == emu.mailbox.thread_id(original)
-    assert emu.mailbox.thread_id(answer["id"]) == emu.mailbox.thread_id(original)
-    sent = stored(emu, answer["id"])
+    assert answer.thread_id == emu.mailbox.thread_id(original)
+    assert emu.mailbox.thread_id(answer.id) == emu.mailbox.thread_id(original)
+    sent = stored(emu, answer.id)
     assert sent["Subject"] == "Re: Lunch tomorrow?"
     assert sent["In-Reply-To"] == "<lunch_3@seed.example.com>"
     assert sent["References"].split() == [
@@ -39,16 +41,16 @@ def test_a_reply_is_threaded_and_keeps_one_re(emu: Emulator, sender: Sender, sto
         "<lunch_2@seed.example.com>",
         "<lunch_3@seed.example.com>",
     ]
-    assert sent["Message-ID"] == answer["message_id"]
+    assert sent["Message-ID"] == answer.message_id
     assert sent["To"]  # went back to the original's sender
 
 
 def test_a_reply_to_a_first_message_gets_re_once(emu: Emulator, sender: Sender, stored: Stored) -> None:
     original = emu.seeded["dinner_1"]
     answer = sender.send(Outgoing(to="bob@example.com", subject="", body="Yes!", reply_to_message_id=original))
-    sent = stored(emu, answer["id"])
+    sent = stored(emu, answer.id)
     assert sent["Subject"].startswith("Re: ") and not sent["Subject"].startswith("Re: Re:")
-    assert answer["thread_id"] == emu.mailbox.thread_id(original)
+    assert answer.thread_id == emu.mailbox.thread_id(original)
 
 
 def test_a_reply_to_an_unknown_message_is_not_found_and_sends_nothing(emu: Emulator, sender: Sender) -> None:
@@ -68,9 +70,9 @@ def test_non_ascii_headers_and_body_round_trip(emu: Emulator, sender: Sender, st
             html_body="<p>Schöne <b>Grüße</b>!</p>",
         )
     )
-    raw = emu.mailbox.get_raw(answer["id"])
+    raw = emu.mailbox.get_raw(answer.id)
     assert raw.isascii()  # 7-bit on the wire: RFC 2047 headers, encoded bodies
-    sent = stored(emu, answer["id"])
+    sent = stored(emu, answer.id)
     assert sent["Subject"] == "Grüße aus München — 東京"
     assert [a.display_name for a in sent["To"].addresses] == ["Zoë Müller", ""]
     assert sent["Cc"].addresses[0].display_name == "Łukasz"
@@ -89,7 +91,7 @@ def test_attachments_round_trip(emu: Emulator, sender: Sender, stored: Stored, t
     answer = sender.send(
         Outgoing(to="bob@example.com", subject="files", body="two files", attachments=[str(report), str(notes)])
     )
-    sent = stored(emu, answer["id"])
+    sent = stored(emu, answer.id)
     parts = {part.get_filename(): part for part in sent.iter_attachments()}
     assert set(parts) == {"Bericht über Q3.pdf", "notes.txt"}
     assert parts["Bericht über Q3.pdf"].get_content_type() == "application/pdf"
@@ -115,7 +117,7 @@ def test_a_missing_attachment_is_not_found_by_its_name_only(emu: Emulator, sende
     missing = tmp_path / "private" / "plan.pdf"
     with pytest.raises(AttachmentNotFound) as caught:
         sender.send(Outgoing(to="bob@example.com", subject="x", body="y", attachments=[str(missing)]))
-    error = to_contract(caught.value, "req-1")
+    error = to_contract(caught.value, "req-1", Access(read_only=False))
     assert error is not None and error.error == "not_found"
     assert error.details["resource"] == "attachment_file" and error.details["path"] == "plan.pdf"
     assert str(tmp_path) not in error.message + str(error.details)

@@ -17,9 +17,12 @@ import pytest
 from gmail_emulator import Emulator, Fault
 from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.api.errors import ApiRejected, AuthRequired, RateLimited, RequestNotSent, SendFailed
-from gmail_mcp.delivery import CONFIRMED_WARNING, RAW_LIMIT_BYTES, Delivery
+from gmail_mcp.api.mailbox import RAW_LIMIT_BYTES, MailboxApi
+from gmail_mcp.delivery import Delivery
 from gmail_mcp.mail.compose import BuiltMessage, build_message
-from gmail_mcp.sender import Outgoing, Sender
+from gmail_mcp.outgoing import Composer, Outgoing
+from gmail_mcp.sender import Sender
+from gmail_mcp.warnings import DELIVERY_CONFIRMED_AFTER_ERROR
 
 READONLY = "https://www.googleapis.com/auth/gmail.readonly"
 
@@ -40,9 +43,9 @@ def outcome(delivery: Delivery, built: BuiltMessage) -> tuple[Any, ...]:
         return ("auth_required", exc.reason)
     except ApiRejected:
         return ("parse_error",)
-    assert done.result["id"]
+    assert done.answer["id"]
     if done.warnings:
-        assert [w["code"] for w in done.warnings] == [CONFIRMED_WARNING]
+        assert [w.code for w in done.warnings] == [DELIVERY_CONFIRMED_AFTER_ERROR]
         return ("confirmed",)
     return ("sent",)
 
@@ -103,7 +106,7 @@ def test_send_fault_matrix(
 def test_a_timed_out_send_that_lands_later_is_unknown_never_resent(
     emu: Emulator, make_client: Callable[..., GmailClient], sent_copies: Callable[[str], int]
 ) -> None:
-    delivery = Delivery(make_client(timeout=1.0))
+    delivery = Delivery(MailboxApi(make_client(timeout=1.0)))
     emu.add_fault(Fault(SEND, delay=2.5, after_commit=True))  # Gmail stores it well after we gave up
     built = message()
     assert outcome(delivery, built) == ("send_failed", "unknown")
@@ -115,7 +118,7 @@ def test_a_timed_out_send_that_lands_later_is_unknown_never_resent(
 def test_a_timed_out_send_found_by_a_later_look_is_confirmed(
     emu: Emulator, make_client: Callable[..., GmailClient], sent_copies: Callable[[str], int]
 ) -> None:
-    delivery = Delivery(make_client(timeout=0.5, backoff=0.4))  # looks at +0, +0.8 s, +2.4 s
+    delivery = Delivery(MailboxApi(make_client(timeout=0.5, backoff=0.4)))  # looks at +0, +0.8 s, +2.4 s
     emu.add_fault(Fault(SEND, delay=1.0, after_commit=True))
     built = message()
     assert outcome(delivery, built) == ("confirmed",)
@@ -125,7 +128,7 @@ def test_a_timed_out_send_found_by_a_later_look_is_confirmed(
 def test_missing_scope_is_refused_and_nothing_is_sent(
     emu: Emulator, make_client: Callable[..., GmailClient], sent_copies: Callable[[str], int]
 ) -> None:
-    delivery = Delivery(make_client(scopes=(READONLY,)))
+    delivery = Delivery(MailboxApi(make_client(scopes=(READONLY,))))
     built = message()
     assert outcome(delivery, built) == ("auth_required", "insufficient_scope")
     assert sent_copies(built.message_id) == 0
@@ -141,7 +144,7 @@ def test_unreachable_gmail_is_not_sent(tmp_path: Path, emu: Emulator, client: Gm
     settings = ClientSettings(
         token_file=client.settings.token_file, api_endpoint=f"http://127.0.0.1:{port}/", backoff_base_seconds=0.01
     )
-    assert outcome(Delivery(GmailClient(settings)), message()) == ("send_failed", "not_sent")
+    assert outcome(Delivery(MailboxApi(GmailClient(settings))), message()) == ("send_failed", "not_sent")
 
 
 class FlakyConnect(GmailClient):
@@ -161,7 +164,7 @@ def test_a_request_that_never_left_is_retried_once(
 ) -> None:
     flaky = FlakyConnect(client.settings)
     built = message()
-    assert outcome(Delivery(flaky), built) == ("sent",)
+    assert outcome(Delivery(MailboxApi(flaky)), built) == ("sent",)
     assert sent_copies(built.message_id) == 1 and send_requests(emu) == 1
     assert "messages.list" not in [r.route for r in emu.request_log()]  # nothing to look for
 
@@ -179,20 +182,20 @@ def test_a_dropped_reply_with_attachment_is_confirmed_in_its_thread(
     attachment = tmp_path / "data.bin"
     attachment.write_bytes(bytes(range(256)) * (size // 256))
     original = emu.seeded["dinner_2"]
-    sender = Sender(client, delivery)
+    sender = Sender(Composer(MailboxApi(client)), delivery)
     emu.add_fault(Fault(SEND, drop_connection=True, after_commit=True))
     answer = sender.send(
         Outgoing(to="bob@example.com", subject="", body="see attached", reply_to_message_id=original,
                  attachments=[str(attachment)])
     )  # fmt: skip
-    assert [w["code"] for w in answer["warnings"]] == [CONFIRMED_WARNING]
-    assert answer["thread_id"] == emu.mailbox.thread_id(original)
-    assert sent_copies(answer["message_id"]) == 1 and send_requests(emu) == 1
+    assert [w.code for w in answer.warnings] == [DELIVERY_CONFIRMED_AFTER_ERROR]
+    assert answer.thread_id == emu.mailbox.thread_id(original)
+    assert sent_copies(answer.message_id) == 1 and send_requests(emu) == 1
     record = next(r for r in emu.request_log() if r.route == SEND)
     assert record.path.startswith("/upload/") == (size > RAW_LIMIT_BYTES)
     if size > RAW_LIMIT_BYTES:
         assert record.query["uploadType"] == "multipart"  # the thread id rides along with the MIME
-    sent = stored(emu, answer["id"])
+    sent = stored(emu, answer.id)
     assert [part.get_content() for part in sent.iter_attachments()] == [attachment.read_bytes()]
 
 
@@ -208,5 +211,5 @@ def test_an_unexpected_failure_is_ambiguous_not_a_crash_and_not_a_retry(
     emu: Emulator, client: GmailClient, sent_copies: Callable[[str], int]
 ) -> None:
     built = message()
-    assert outcome(Delivery(CrashAfterSending(client.settings)), built) == ("confirmed",)
+    assert outcome(Delivery(MailboxApi(CrashAfterSending(client.settings))), built) == ("confirmed",)
     assert sent_copies(built.message_id) == 1 and send_requests(emu) == 1

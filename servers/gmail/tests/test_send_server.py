@@ -11,26 +11,7 @@ from typing import Any
 import pytest
 from gmail_emulator import Emulator, Fault
 from gmail_mcp.api.client import GmailClient
-from gmail_mcp.config import Settings
 from gmail_mcp.runtime.server import ContractServer
-from gmail_mcp.server import build_server
-
-
-@pytest.fixture
-def make_server(emu: Emulator, client: GmailClient, tmp_path: Path) -> Callable[..., ContractServer]:
-    def make(read_only: bool = False) -> ContractServer:
-        settings = Settings(
-            credentials_file=tmp_path / "credentials.json",
-            token_file=client.settings.token_file,
-            api_endpoint=emu.base_url,
-            download_dir=tmp_path / "downloads",
-            read_only=read_only,
-            timeout_seconds=5,
-            backoff_base_seconds=0.01,
-        )
-        return build_server(settings)
-
-    return make
 
 
 def call(server: ContractServer, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -99,3 +80,16 @@ def test_read_only_lists_no_write_tool_and_refuses_calls(make_server: Callable[.
     writable = {tool.name for tool in asyncio.run(make_server().list_tools())}
     assert set(WRITE_TOOLS) | {"list_drafts"} <= writable
     assert "download_attachment" in names  # it writes a local file, never the mailbox
+
+
+MODES = [(False, "uv run gmail-mcp auth"), (True, "uv run gmail-mcp auth --read-only")]
+
+
+@pytest.mark.parametrize(("read_only", "command"), MODES, ids=["modify", "read-only"])
+def test_the_reauth_command_follows_the_mode(
+    make_server: Callable[..., ContractServer], client: GmailClient, read_only: bool, command: str
+) -> None:
+    client.settings.token_file.unlink()
+    failed, payload = call(make_server(read_only=read_only), "list_labels", {})
+    assert failed and payload["error"] == "auth_required" and payload["details"]["reason"] == "no_token"
+    assert payload["details"]["reauth_command"] == command and command in payload["message"]

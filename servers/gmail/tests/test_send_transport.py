@@ -21,10 +21,10 @@ from typing import Any
 import httplib2
 import pytest
 from gmail_emulator import Emulator
+from gmail_mcp.api.classify import Verdict, judge
 from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.api.errors import RequestNotSent
 from gmail_mcp.api.transport import OneShotHttp
-from gmail_mcp.delivery import Verdict, judge
 
 
 class SilentServer:

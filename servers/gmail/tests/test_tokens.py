@@ -34,7 +34,7 @@ def client_for(path: Path, emulator: Emulator) -> GmailClient:
 
 
 def list_labels(client: GmailClient) -> dict[str, Any]:
-    return client.read(lambda users: users.labels().list(userId="me"), "label")
+    return client.execute(lambda users: users.labels().list(userId="me"), "label")
 
 
 def test_an_expired_token_is_refreshed_and_saved_back_privately(tmp_path: Path, emulator: Emulator) -> None:

@@ -1,20 +1,17 @@
-"""Drafts: list, send (at most once, through `Delivery`), delete."""
+"""Drafts, their whole life: create and send (each at most once, through `Delivery`), list, delete."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any
 
-from gmail_mcp.api.client import GmailClient
-from gmail_mcp.api.errors import ApiNotFound, AuthRequired, GmailFailure
+from gmail_mcp import warnings
+from gmail_mcp.api.errors import ApiNotFound
+from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.mail.headers import header_map, raw_header
 from gmail_mcp.mail.parse import summarize
-
-
-def _get_draft(users: Any, draft_id: str) -> Any:
-    return users.drafts().get(userId="me", id=draft_id, format="metadata")
+from gmail_mcp.outgoing import Composer, Outgoing
+from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, DraftSummary, SentDraft
 
 
 def _message_of(draft: dict[str, Any]) -> dict[str, Any]:
@@ -22,80 +19,73 @@ def _message_of(draft: dict[str, Any]) -> dict[str, Any]:
     return message if isinstance(message, dict) else {}
 
 
-def _row(draft_id: str, message_id: str, summary: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "draft_id": draft_id,
-        "message_id": message_id,
-        "to": summary.get("to", ""),
-        "subject": summary.get("subject", ""),
-        "snippet": summary.get("snippet", ""),
-    }
-
-
-class DraftBox:
-    def __init__(self, client: GmailClient, delivery: Delivery) -> None:
-        self.client = client
+class Drafts:
+    def __init__(self, mailbox: MailboxApi, composer: Composer, delivery: Delivery) -> None:
+        self.mailbox = mailbox
+        self.composer = composer
         self.delivery = delivery
 
-    def list(self, max_results: int, page_token: str | None) -> tuple[list[dict[str, Any]], list[str], str | None]:
-        """(draft summaries, ids of drafts whose details could not be fetched, next page token).
-
-        Two round trips: drafts.list, then one batch of drafts.get (format=metadata). A draft
-        deleted between the two is left out.
-        """
-        listed = self.client.read(
-            lambda users: users.drafts().list(userId="me", maxResults=max_results, pageToken=page_token or None),
-            "draft",
+    def create(self, outgoing: Outgoing) -> CreatedDraft:
+        """Save a composed message as a draft, at most once."""
+        built = self.composer.compose(outgoing)
+        done = self.delivery.create_draft(built)
+        message = _message_of(done.answer)
+        return CreatedDraft(
+            draft_id=done.answer["id"],
+            message_id=str(message.get("id") or ""),
+            thread_id=str(message.get("threadId") or built.thread_id or ""),
+            warnings=done.warnings,
         )
+
+    def list(self, max_results: int, page_token: str | None) -> DraftList:
+        """One page of drafts in two round trips: drafts.list, then one batch of drafts.get (format=metadata).
+
+        A draft deleted between the two is left out; one whose details could not be fetched is listed
+        by id only and named in a PARTIAL_RESULTS warning.
+        """
+        listed = self.mailbox.list_drafts(max_results, page_token)
         items = [d for d in listed.get("drafts", []) if isinstance(d, dict) and isinstance(d.get("id"), str)]
-        requests: list[tuple[str, Callable[[Any], Any]]] = [
-            (d["id"], functools.partial(_get_draft, draft_id=d["id"])) for d in items
-        ]
-        got = self.client.batch(requests, "draft") if requests else {}
+        details = self.mailbox.get_drafts([item["id"] for item in items])
         drafts, failed = [], []
         for item in items:
-            draft = got.get(item["id"])
-            if isinstance(draft, AuthRequired):
-                raise draft
-            if isinstance(draft, ApiNotFound):
+            draft_id = item["id"]
+            if isinstance(details.failed.get(draft_id), ApiNotFound):
                 continue
-            message = _message_of(draft) if isinstance(draft, dict) else {}
-            if isinstance(draft, GmailFailure) or not isinstance(message.get("id"), str):
-                failed.append(item["id"])
-                drafts.append(_row(item["id"], str(_message_of(item).get("id") or ""), {}))
-            else:
-                drafts.append(_row(item["id"], message["id"], summarize(message, {})))
-        return drafts, failed, listed.get("nextPageToken") or None
+            message = _message_of(details.succeeded.get(draft_id, {}))
+            if not isinstance(message.get("id"), str):
+                failed.append(draft_id)
+                message_id = str(_message_of(item).get("id") or "")
+                drafts.append(DraftSummary(draft_id=draft_id, message_id=message_id, to="", subject="", snippet=""))
+                continue
+            summary = summarize(message, {})
+            drafts.append(
+                DraftSummary(
+                    draft_id=draft_id,
+                    message_id=message["id"],
+                    to=summary.to,
+                    subject=summary.subject,
+                    snippet=summary.snippet,
+                )
+            )
+        result = DraftList(drafts=drafts, next_page_token=listed.get("nextPageToken") or None)
+        if failed:
+            notice = f"details of {len(failed)} drafts could not be fetched; they are listed by id only"
+            result.warnings.append(warnings.partial_results(notice, draft_ids=failed))
+        return result
 
-    def send(self, draft_id: str) -> dict[str, Any]:
+    def send(self, draft_id: str) -> SentDraft:
         """Send a draft at most once; not_found if there is no such draft."""
-        draft = self.client.read(functools.partial(_get_draft, draft_id=draft_id), "draft", draft_id)
-        payload = _message_of(draft).get("payload")
+        message = _message_of(self.mailbox.get_draft(draft_id))
+        payload = message.get("payload")
         headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
-        message_id = raw_header(headers, "message-id") or None
-        done = self.delivery.send_draft(draft_id, message_id)
-        return {
-            "id": done.result["id"],
-            "thread_id": done.result.get("threadId") or _message_of(draft).get("threadId") or done.result["id"],
-            "warnings": done.warnings,
-        }
+        done = self.delivery.send_draft(draft_id, raw_header(headers, "message-id") or None)
+        return SentDraft(
+            id=done.answer["id"],
+            thread_id=done.answer.get("threadId") or message.get("threadId") or done.answer["id"],
+            warnings=done.warnings,
+        )
 
-    def delete(self, draft_id: str) -> dict[str, Any]:
-        """Delete a draft (drafts are deleted for good: Gmail has no trash for them).
-
-        Retried like any idempotent write; a 404 on a retry means an earlier attempt whose answer
-        was lost did delete it.
-        """
-        attempts = 0
-
-        def build(users: Any) -> Any:
-            nonlocal attempts
-            attempts += 1
-            return users.drafts().delete(userId="me", id=draft_id)
-
-        try:
-            self.client.write(build, "draft", draft_id)
-        except ApiNotFound:
-            if attempts < 2:
-                raise
-        return {"deleted": draft_id}
+    def delete(self, draft_id: str) -> DeletedDraft:
+        """Delete a draft for good (Gmail has no trash for drafts)."""
+        self.mailbox.delete_draft(draft_id)
+        return DeletedDraft(deleted=draft_id)

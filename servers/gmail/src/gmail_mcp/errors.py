@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from gmail_mcp.api.access import Access
 from gmail_mcp.api.errors import (
     ApiForbidden,
     ApiNotFound,
@@ -16,14 +17,16 @@ from gmail_mcp.api.errors import (
 from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField, MessageMalformed
 from gmail_mcp.models import MCPError, contract_error
 
-REAUTH_COMMAND = "uv run gmail-mcp auth"
+# Only auth_required depends on the access mode (its re-auth command), and a batch never reports an
+# AuthRequired part on its own (it fails the whole call): per-item codes can use either mode.
+_PER_ITEM = Access(read_only=False)
 
 
-def to_contract(exc: BaseException, request_id: str, *, read_only: bool = False) -> MCPError | None:
+def to_contract(exc: BaseException, request_id: str, access: Access) -> MCPError | None:
     """The contract error for an anticipated failure, or None when the failure is unexpected."""
     match exc:
         case AuthRequired():
-            command = REAUTH_COMMAND + (" --read-only" if read_only else "")
+            command = access.reauth_command
             return contract_error(
                 "auth_required",
                 f"{exc}; authorise with: {command}",
@@ -73,5 +76,5 @@ def to_contract(exc: BaseException, request_id: str, *, read_only: bool = False)
 
 def code_for(failure: BaseException) -> str:
     """The contract code one failed item of a batch would have had on its own (for per-item warnings)."""
-    mapped = to_contract(failure, request_id="")
+    mapped = to_contract(failure, "", _PER_ITEM)
     return mapped.error if mapped is not None else "internal_error"

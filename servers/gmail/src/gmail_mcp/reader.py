@@ -1,152 +1,87 @@
-"""Reading the mailbox: search, messages, threads, attachments. Knows Gmail, not MCP."""
+"""Reading the mailbox: search, messages, threads, attachments. Knows Gmail's resources, not MCP."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import functools
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from gmail_mcp.api.client import GmailClient
+from gmail_mcp import warnings
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable
+from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.files import atomic_write
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.filenames import reserve_unique_path, safe_filename
-from gmail_mcp.mail.parse import ParsedEmail, parse_full, summarize
+from gmail_mcp.mail.parse import ParsedEmail, parse_full, slice_body, summarize
+from gmail_mcp.results import AttachmentInfo, Email, SavedAttachment, SearchResult, Thread
 
-SUMMARY_HEADERS = ["From", "To", "Subject", "Date"]
-_LABELS_KEY = "__labels__"
-
-
-def _get_metadata(users: Any, message_id: str) -> Any:
-    return users.messages().get(userId="me", id=message_id, format="metadata", metadataHeaders=SUMMARY_HEADERS)
-
-
-def _list_labels(users: Any) -> Any:
-    return users.labels().list(userId="me")
-
-
-def _get_label(users: Any, label_id: str) -> Any:
-    return users.labels().get(userId="me", id=label_id)
+SUMMARY_HEADERS = ("From", "To", "Subject", "Date")
 
 
 class MailReader:
-    def __init__(self, client: GmailClient, labels: LabelDirectory, download_dir: Path) -> None:
-        self.client = client
+    def __init__(self, mailbox: MailboxApi, labels: LabelDirectory, download_dir: Path) -> None:
+        self.mailbox = mailbox
         self.labels = labels
         self.download_dir = download_dir
 
-    def reload_labels(self) -> dict[str, Any]:
-        """Fetch the label list now, refresh the id → name cache with it, and return it."""
-        listed = self.client.read(_list_labels, "label")
-        self.labels.load(listed)
-        return listed
-
-    def label_names(self) -> dict[str, str]:
-        if not self.labels.fresh():
-            self.reload_labels()
-        return self.labels.names()
-
-    def labels_with_counts(self) -> tuple[list[dict[str, Any]], list[str]]:
-        """Every label with its counts (labels.list, then one batch of labels.get); also refreshes the cache.
-
-        Returns (labels, ids of labels whose counts could not be fetched — shown without counts).
-        """
-        listed = self.reload_labels().get("labels", [])
-        details = self.client.batch(
-            [(str(item["id"]), functools.partial(_get_label, label_id=str(item["id"]))) for item in listed], "label"
-        )
-        rows, missing = [], []
-        for item in listed:
-            got = details.get(item["id"])
-            if not isinstance(got, dict):
-                missing.append(item["id"])
-                got = {}
-            rows.append(
-                {
-                    "id": item["id"],
-                    "name": item.get("name", item["id"]),
-                    "type": item.get("type", "user"),
-                    "messages_unread": got.get("messagesUnread"),
-                    "messages_total": got.get("messagesTotal"),
-                }
-            )
-        rows.sort(key=lambda row: (row["type"] != "system", str(row["name"]).lower()))
-        return rows, missing
-
-    def search(
-        self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool
-    ) -> tuple[list[dict[str, Any]], list[str], str | None, int]:
+    def search(self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool) -> SearchResult:
         """Matching message summaries in two round trips: messages.list, then one batch of metadata gets.
 
-        Returns (summaries, ids whose metadata could not be fetched, next page token, size estimate).
-        The label list rides in the same batch when the cache is cold.
+        The label list rides in the same batch when the cache is cold. Messages whose metadata could
+        not be fetched are left out, named in a PARTIAL_RESULTS warning.
         """
-        listed = self.client.read(
-            lambda users: users.messages().list(
-                userId="me",
-                q=query,
-                maxResults=max_results,
-                pageToken=page_token or None,
-                includeSpamTrash=include_spam_trash,
-            ),
-            "message",
-            arguments={"q": "query", "pageToken": "page_token"},
-        )
+        listed = self.mailbox.list_messages(query, max_results, page_token, include_spam_trash)
         ids = [str(item["id"]) for item in listed.get("messages", [])]
-        requests: list[tuple[str, Callable[[Any], Any]]] = [
-            (i, functools.partial(_get_metadata, message_id=i)) for i in ids
-        ]
-        if ids and not self.labels.fresh():
-            requests.append((_LABELS_KEY, _list_labels))
-        got = self.client.batch(requests, "message") if requests else {}
-        if isinstance(got.get(_LABELS_KEY), dict):
-            self.labels.load(got[_LABELS_KEY])
-        names = self.labels.names()
-        summaries, failed = [], []
+        fetched = self.mailbox.get_messages_metadata(
+            ids, SUMMARY_HEADERS, with_label_list=bool(ids) and not self.labels.fresh()
+        )
+        if fetched.label_list is not None:
+            self.labels.load(fetched.label_list)
+        names = self.labels.cached_names()
+        summaries = []
         for message_id in ids:
-            resource = got.get(message_id)
-            if isinstance(resource, dict):
+            resource = fetched.messages.succeeded.get(message_id)
+            if resource is not None:
                 mime = str((resource.get("payload") or {}).get("mimeType", ""))
                 summaries.append(summarize(resource, names, has_attachments_hint=mime == "multipart/mixed"))
-            else:
-                failed.append(message_id)
-        return summaries, failed, listed.get("nextPageToken"), int(listed.get("resultSizeEstimate", len(ids)))
-
-    def message(self, message_id: str) -> ParsedEmail:
-        resource = self.client.read(
-            lambda users: users.messages().get(userId="me", id=message_id, format="full"), "message", message_id
+        failed = list(fetched.messages.failed)
+        result = SearchResult(
+            messages=summaries,
+            next_page_token=listed.get("nextPageToken"),
+            result_size_estimate=int(listed.get("resultSizeEstimate", len(ids))),
         )
-        return parse_full(resource, self.label_names())
+        if failed:
+            notice = f"{len(failed)} matching messages could not be fetched and are left out"
+            result.warnings.append(warnings.partial_results(notice, message_ids=failed))
+        return result
 
-    def thread(self, thread_id: str) -> list[ParsedEmail]:
-        resource = self.client.read(
-            lambda users: users.threads().get(userId="me", id=thread_id, format="full"), "thread", thread_id
-        )
-        names = self.label_names()
-        return [parse_full(message, names) for message in resource.get("messages", [])]
+    def email(self, message_id: str, body_offset: int, max_body_chars: int) -> Email:
+        """One message with a page of its body."""
+        return email_view(self._parsed(message_id), body_offset, max_body_chars)
 
-    def download(self, message_id: str, attachment_id: str) -> dict[str, Any]:
+    def thread(self, thread_id: str, max_body_chars: int) -> Thread:
+        """Every message of a thread, oldest first, each with the first page of its body."""
+        resource = self.mailbox.get_thread(thread_id)
+        names = self.labels.names()
+        parsed = [parse_full(message, names) for message in resource.get("messages", [])]
+        return Thread(thread_id=thread_id, messages=[email_view(p, 0, max_body_chars) for p in parsed])
+
+    def _parsed(self, message_id: str) -> ParsedEmail:
+        return parse_full(self.mailbox.get_message(message_id), self.labels.names())
+
+    def save_attachment(self, message_id: str, attachment_id: str) -> SavedAttachment:
         """Save one attachment under the download folder: sanitised name, never overwriting, atomic."""
-        parsed = self.message(message_id)
-        data = self.client.read(
-            lambda users: users.messages().attachments().get(userId="me", messageId=message_id, id=attachment_id),
-            "attachment",
-            attachment_id,
-        )
-        content = _decode(data.get("data"))
+        parsed = self._parsed(message_id)
+        content = _decode(self.mailbox.get_attachment(message_id, attachment_id).get("data"))
         # Gmail may hand out a different attachmentId on each read; fall back to the part of the same size.
         parts = [a for a in parsed.attachments if a.attachment_id == attachment_id] or [
             a for a in parsed.attachments if a.size == len(content)
         ]
         if len(parts) != 1:
             raise ApiNotFound("attachment", attachment_id)
-        part = parts[0]
-        target = self._save(safe_filename(part.filename), content)
-        return {"path": str(target), "filename": target.name, "size": len(content), "mime_type": part.mime_type}
+        target = self._save(safe_filename(parts[0].filename), content)
+        return SavedAttachment(path=str(target), filename=target.name, size=len(content), mime_type=parts[0].mime_type)
 
     def _save(self, filename: str, content: bytes) -> Path:
         self.download_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -158,6 +93,46 @@ class MailReader:
                 os.unlink(target)  # give the reserved name back
             raise
         return target
+
+
+def email_view(parsed: ParsedEmail, body_offset: int, max_body_chars: int) -> Email:
+    """What get_email answers for a parsed message: a page of the body, and what was left out as warnings.
+
+    Kept from `ParsedEmail` on purpose: headers (with Bcc and Reply-To when the message has them),
+    labels, the Message-ID, attachments (with whether each is inline). Left out on purpose: the
+    threading headers (`references`, `in_reply_to`: send_email's reply_to_message_id threads a
+    reply by itself), the snippet (the body is there) and each attachment's MIME part id (internal;
+    download_attachment takes the attachment id). An incomplete body is the CONTENT_DROPPED warning.
+    """
+    body, next_offset = slice_body(parsed.body, body_offset, max_body_chars)
+    view = Email(
+        id=parsed.id,
+        thread_id=parsed.thread_id,
+        from_=parsed.from_,
+        to=parsed.to,
+        cc=parsed.cc,
+        bcc=parsed.bcc,
+        reply_to=parsed.reply_to,
+        subject=parsed.subject,
+        date=parsed.date,
+        labels=parsed.labels,
+        unread=parsed.unread,
+        message_id=parsed.message_id,
+        body=body,
+        truncated=next_offset is not None,
+        next_body_offset=next_offset,
+        attachments=[
+            AttachmentInfo(
+                attachment_id=a.attachment_id, filename=a.filename, mime_type=a.mime_type, size=a.size, inline=a.inline
+            )
+            for a in parsed.attachments
+        ],
+    )
+    if next_offset is not None:
+        view.warnings.append(warnings.content_truncated(len(body), len(parsed.body), next_offset))
+    if parsed.body_incomplete:
+        view.warnings.append(warnings.content_dropped(parsed.problems))
+    return view
 
 
 def _decode(data: object) -> bytes:

@@ -1,17 +1,20 @@
-"""Assembles the gmail-mcp server: the contract call path, the Gmail client, and the tool modules."""
+"""Assembles the gmail-mcp server: the contract call path, the Gmail client, the domain, and the tool modules."""
 
 from __future__ import annotations
 
 import functools
 import importlib.metadata
 
+from gmail_mcp.api.access import Access
 from gmail_mcp.api.client import ClientSettings, GmailClient
+from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.config import Settings
 from gmail_mcp.delivery import Delivery
-from gmail_mcp.drafts import DraftBox
+from gmail_mcp.drafts import Drafts
 from gmail_mcp.errors import to_contract
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.organizer import Organizer
+from gmail_mcp.outgoing import Composer
 from gmail_mcp.reader import MailReader
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.sender import Sender
@@ -24,12 +27,13 @@ INSTRUCTIONS = (
 
 
 def build_server(settings: Settings) -> ContractServer:
+    access = Access(settings.read_only)  # the one read-only decision; the server and the errors derive from it
     server = ContractServer(
         name="gmail-mcp",
         version=importlib.metadata.version("gmail-mcp"),
         instructions=INSTRUCTIONS,
-        mapper=functools.partial(to_contract, read_only=settings.read_only),
-        read_only=settings.read_only,
+        mapper=functools.partial(to_contract, access=access),
+        read_only=access.read_only,
         crash_tools=settings.crash_tools,
     )
     client = GmailClient(
@@ -40,10 +44,12 @@ def build_server(settings: Settings) -> ContractServer:
             backoff_base_seconds=settings.backoff_base_seconds,
         )
     )
-    reader = MailReader(client, LabelDirectory(), settings.download_dir)
-    delivery = Delivery(client)
-    labels.register(server, reader)
-    messages.register(server, reader)
-    compose.register(server, Sender(client, delivery), DraftBox(client, delivery))
-    organize.register(server, Organizer(client, reader))
+    mailbox = MailboxApi(client)
+    directory = LabelDirectory(mailbox)
+    composer = Composer(mailbox)
+    delivery = Delivery(mailbox)
+    labels.register(server, directory)
+    messages.register(server, MailReader(mailbox, directory, settings.download_dir))
+    compose.register(server, Sender(composer, delivery), Drafts(mailbox, composer, delivery))
+    organize.register(server, Organizer(mailbox, directory))
     return server

@@ -1,7 +1,7 @@
 """The installed-app OAuth flow (google-auth-oauthlib) on a loopback port.
 
-The default scope is gmail.modify: the least that covers every tool. The full-mail
-scope is never asked for, because it also allows permanent deletion.
+The scope comes from `Access` (gmail.modify by default: the least that covers every tool; gmail.readonly
+with --read-only). The full-mail scope is never asked for, because it also allows permanent deletion.
 """
 
 from __future__ import annotations
@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gmail_mcp.api.access import Access
 from gmail_mcp.api.tokens import TokenStore
 from gmail_mcp.config import Settings
-
-SCOPE_MODIFY = "https://www.googleapis.com/auth/gmail.modify"
-SCOPE_READONLY = "https://www.googleapis.com/auth/gmail.readonly"
 
 
 class AuthorizationError(Exception):
@@ -23,7 +21,7 @@ class AuthorizationError(Exception):
 def authorize(settings: Settings, *, open_browser: bool, port: int = 0) -> Path:
     from google_auth_oauthlib.flow import InstalledAppFlow
 
-    scopes = [SCOPE_READONLY if settings.read_only else SCOPE_MODIFY]
+    scopes = [Access(settings.read_only).scope]
     try:
         client_config = json.loads(settings.credentials_file.read_text(encoding="utf-8"))
     except FileNotFoundError:

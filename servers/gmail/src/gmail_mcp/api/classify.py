@@ -1,14 +1,17 @@
 """Turning what googleapiclient / httplib2 / google-auth raise into the domain failures of `api.errors`.
 
-Reasons are read from Google's JSON error body; neither the body nor Google's URLs
-ever reach a message.
+`classify` serves every request; `judge` adds, for a request that must not repeat, what its
+failure proves about whether it took effect. Reasons are read from Google's JSON error body;
+neither the body nor Google's URLs ever reach a message.
 """
 
 from __future__ import annotations
 
 import email.utils
+import enum
 import http.client
 import json
+import logging
 import math
 import time
 from typing import Any
@@ -21,7 +24,10 @@ from gmail_mcp.api.errors import (
     AuthRequired,
     GmailFailure,
     RateLimited,
+    RequestNotSent,
 )
+
+log = logging.getLogger(__name__)
 
 RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
 # OSError covers ConnectionError (refused, reset), TimeoutError and socket.timeout;
@@ -113,3 +119,29 @@ def classify(exc: BaseException, resource: str = "resource", ident: str = "") ->
     if isinstance(exc, (TransportError, HttpLib2Error, *NETWORK_ERRORS)):
         return ApiUnavailable("the connection failed or timed out")
     return None
+
+
+class Verdict(enum.Enum):
+    """What the failure of a one-shot request proves (specs/spec.md, "Sending never duplicates")."""
+
+    REFUSED = "refused"  # Gmail answered 4xx, or the request was stopped before it left: nothing was done
+    NOT_SENT = "not_sent"  # no connection (or the token refresh before sending failed): the request never left
+    AMBIGUOUS = "ambiguous"  # anything after the request went out: Gmail may have acted
+
+
+def judge(exc: BaseException, resource: str, ident: str) -> tuple[Verdict, GmailFailure]:
+    """What a failure of a one-shot request proves about whether it took effect, and its domain failure."""
+    from google.auth.exceptions import RefreshError, TransportError
+    from googleapiclient.errors import HttpError
+
+    failure = classify(exc, resource, ident)
+    if failure is None:  # unexpected, and maybe after the request went out: never a blind retry
+        log.error("unexpected failure of a one-shot request", exc_info=(type(exc), exc, exc.__traceback__))
+        return Verdict.AMBIGUOUS, ApiUnavailable("an unexpected failure")
+    if isinstance(exc, RequestNotSent | TransportError) and not isinstance(exc, RefreshError):
+        return Verdict.NOT_SENT, failure  # no connection, or the token refresh before sending failed
+    if isinstance(exc, GmailFailure | RefreshError):
+        return Verdict.REFUSED, failure  # raised before anything was sent (no token, revoked, ...)
+    if isinstance(exc, HttpError) and 400 <= int(getattr(exc.resp, "status", 0) or 0) < 500:
+        return Verdict.REFUSED, failure
+    return Verdict.AMBIGUOUS, failure

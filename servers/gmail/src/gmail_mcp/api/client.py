@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from gmail_mcp.api.access import can_read
 from gmail_mcp.api.classify import classify
 from gmail_mcp.api.errors import ApiRejected, ApiUnavailable, AuthRequired, GmailFailure, RateLimited
 from gmail_mcp.api.tokens import TokenStore
@@ -28,13 +29,8 @@ if TYPE_CHECKING:
     from google.oauth2.credentials import Credentials
 
 T = TypeVar("T")
-READ_SCOPES = frozenset(
-    {
-        "https://www.googleapis.com/auth/gmail.readonly",
-        "https://www.googleapis.com/auth/gmail.modify",
-        "https://mail.google.com/",
-    }
-)
+Build = Callable[[Any], Any]
+"""Receives this thread's `service.users()` and returns the googleapiclient HttpRequest to execute."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +41,14 @@ class ClientSettings:
     max_attempts: int = 4
     backoff_base_seconds: float = 0.5
     max_wait_seconds: float = 20.0
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """What a batch did, key by key: every key asked for is in exactly one of the two, in the order asked."""
+
+    succeeded: dict[str, dict[str, Any]]  # Gmail's answer
+    failed: dict[str, GmailFailure]  # the part's failure, after the retries transient failures get
 
 
 class CachedResource:
@@ -90,7 +94,7 @@ class GmailClient:
         with self._creds_lock:
             if self._creds is None:
                 creds = self.tokens.load()
-                if creds.scopes and not READ_SCOPES & set(creds.scopes):
+                if not can_read(creds.scopes):
                     raise AuthRequired("insufficient_scope", "the stored authorisation does not allow reading mail")
                 self._creds, self._saved_token = creds, creds.token
             return self._creds
@@ -136,38 +140,39 @@ class GmailClient:
         self.service()
         return self._local.users
 
-    def send_service(self) -> Any:
+    def one_shot_service(self) -> Any:
         """A per-thread service whose transport makes exactly one attempt per request (`OneShotHttp`).
 
         For requests that must not be repeated by any layer: messages.send, drafts.send, drafts.create.
         """
         creds = self.credentials()
         local = self._local
-        if getattr(local, "send_creds", None) is not creds:
+        if getattr(local, "one_shot_creds", None) is not creds:
             import google_auth_httplib2
             from googleapiclient.discovery import build_from_document
 
             from gmail_mcp.api.transport import OneShotHttp
 
             http = google_auth_httplib2.AuthorizedHttp(creds, http=OneShotHttp(timeout=self.settings.timeout_seconds))
-            local.send_service = build_from_document(self._document(), http=http)
-            local.send_creds = creds
-        return local.send_service
+            local.one_shot_service = build_from_document(self._document(), http=http)
+            local.one_shot_creds = creds
+        return local.one_shot_service
 
     # -- calls ---------------------------------------------------------------------------------
-    def read(
+    def execute(
         self,
-        build: Callable[[Any], Any],
+        build: Build,
         resource: str = "resource",
         ident: str = "",
         arguments: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """Execute an idempotent request, retrying transient failures with jittered backoff.
+        """Execute an idempotent request — a read, or a write idempotent in effect (modify, batchModify,
+        trash, drafts.delete) — retrying transient failures with jittered backoff.
 
-        `build` receives `service.users()` and returns the HttpRequest. A 200 whose body is not a
-        JSON object counts as the API being unavailable. `arguments` maps the request parameters
-        that came from the caller to the tool arguments they came from, in order of suspicion: a
-        400 blames the one Gmail names, else the first.
+        Repeating such a request changes nothing the first attempt did not. An empty answer (204) is
+        `{}`; a 200 whose body is not a JSON object counts as the API being unavailable. `arguments`
+        maps the request parameters that came from the caller to the names the caller gave them, in
+        order of suspicion: a 400 blames the one Gmail names, else the first.
         """
         result = self._with_retries(
             lambda: build(self.users()).execute(num_retries=0), resource, ident, arguments or {}
@@ -178,23 +183,15 @@ class GmailClient:
             raise ApiUnavailable("Gmail answered with a malformed body")
         return result
 
-    def write(self, build: Callable[[Any], Any], resource: str = "resource", ident: str = "") -> dict[str, Any]:
-        """Execute a write that is idempotent in effect (modify, batchModify, trash, drafts.delete).
-
-        Retried like a read: repeating it changes nothing that the first attempt did not. An empty
-        answer (204) is `{}`.
-        """
-        return self.read(build, resource, ident)
-
-    def execute_once(self, build: Callable[[Any], Any]) -> Any:
+    def execute_once(self, build: Build) -> Any:
         """Execute a request that must not be repeated: one attempt, fresh connection, no retry by any layer.
 
         Exceptions propagate unclassified, so the caller can tell `RequestNotSent` (nothing left the
-        machine) from a failure after the request went out. A refused authorisation is forgotten,
-        as on the read path.
+        machine) from a failure after the request went out (`classify.judge`). A refused
+        authorisation is forgotten, as on the retried path.
         """
         try:
-            result = build(self.send_service().users()).execute(num_retries=0)
+            result = build(self.one_shot_service().users()).execute(num_retries=0)
         except Exception as exc:
             if isinstance(classify(exc), AuthRequired):
                 self.forget_credentials()
@@ -241,39 +238,50 @@ class GmailClient:
             return max(float(failure.retry_after_seconds), backoff)
         return backoff
 
-    def batch(self, requests: Iterable[tuple[str, Callable[[Any], Any]]], resource: str) -> dict[str, Any]:
-        """Run read requests (or idempotent writes) in multipart batches of up to 100, retrying failed parts.
+    def batch(self, requests: Iterable[tuple[str, Build]], resource: str) -> BatchOutcome:
+        """Run idempotent requests in multipart batches of up to 100, retrying the parts that failed transiently.
 
-        Returns id → result dict, or id → GmailFailure for parts that still failed; the caller
-        decides whether a failed part is fatal or a warning.
+        The outcome holds every key, in the order given: Gmail's answer, or the part's failure (a
+        part Gmail gave no answer for is `ApiUnavailable`). One policy for authorisation: a part
+        answered `AuthRequired` fails the whole call, since every other part would fail alike.
+        What any other failed part means (left out, shown without details, reported) is the caller's.
         """
         pending = dict(requests)
-        results: dict[str, Any] = {}
+        order = list(pending)
+        answers: dict[str, dict[str, Any]] = {}
+        failures: dict[str, GmailFailure] = {}
         attempt = 0
         while pending:
             attempt += 1
-            failures: dict[str, GmailFailure] = {}
+            failures = {}
             users = self.users()
             keys = list(pending)
             for start in range(0, len(keys), 100):
                 chunk = keys[start : start + 100]
-                run = functools.partial(self._run_batch, users, chunk, pending, resource, results, failures)
+                run = functools.partial(self._run_batch, users, chunk, pending, resource, answers, failures)
                 self._with_retries(run, resource, "")
+            refused = next((f for f in failures.values() if isinstance(f, AuthRequired)), None)
+            if refused is not None:
+                self.forget_credentials()
+                raise refused
             waits = [self._retry_wait(f, attempt) for f in failures.values()]
             if not failures or any(w is None for w in waits):
-                results.update(failures)
                 break
             time.sleep(max(w or 0.0 for w in waits))
             pending = {key: pending[key] for key in failures}
-        return results
+        unanswered = ApiUnavailable("Gmail gave no answer for this part")
+        return BatchOutcome(
+            succeeded={key: answers[key] for key in order if key in answers},
+            failed={key: failures.get(key, unanswered) for key in order if key not in answers},
+        )
 
     def _run_batch(
         self,
         users: Any,
         chunk: list[str],
-        pending: dict[str, Callable[[Any], Any]],
+        pending: dict[str, Build],
         resource: str,
-        results: dict[str, Any],
+        answers: dict[str, dict[str, Any]],
         failures: dict[str, GmailFailure],
     ) -> None:
         def on_part(part_id: str, response: Any, exception: BaseException | None) -> None:
@@ -286,7 +294,7 @@ class GmailClient:
             elif not isinstance(response, dict):
                 failures[key] = ApiUnavailable("Gmail answered with a malformed body")
             else:
-                results[key] = response
+                answers[key] = response
 
         # Part ids are positions, never the caller's ids: they travel as Content-ID headers, and an
         # odd id there makes the library's answer unreadable (BatchError with resp=None).

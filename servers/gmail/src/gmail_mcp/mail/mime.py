@@ -32,17 +32,6 @@ class Attachment:
     part_id: str
     inline: bool  # Content-Disposition inline or referenced by Content-ID (e.g. a signature logo)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "attachment_id": self.attachment_id,
-            "filename": self.filename,
-            "mime_type": self.mime_type,
-            "size": self.size,
-            "part_id": self.part_id,
-            "inline": self.inline,
-        }
-
 
 def _mime_type(part: dict[str, Any]) -> str:
     value = part.get("mimeType")
@@ -102,7 +91,7 @@ def _attachment(part: dict[str, Any], headers: HeaderMap) -> Attachment | None:
     )
 
 
-def note(problems: list[str], code: str) -> None:
+def record_problem(problems: list[str], code: str) -> None:
     """Record a problem once; the list stays short whatever the message does."""
     if code not in problems and len(problems) < 100:
         problems.append(code)
@@ -116,14 +105,14 @@ def _walk(payload: dict[str, Any], problems: list[str]) -> Iterator[tuple[dict[s
         part, depth = stack.pop()
         seen += 1
         if seen > MAX_PARTS:
-            note(problems, "too_many_parts")
+            record_problem(problems, "too_many_parts")
             return
         yield part, header_map(part.get("headers", []))
         if not _mime_type(part).startswith("multipart/"):
             continue
         children = _children(part)
         if children and depth >= MAX_MIME_DEPTH:
-            note(problems, "mime_depth_limit")
+            record_problem(problems, "mime_depth_limit")
             continue
         stack.extend((child, depth + 1) for child in reversed(children))
 
@@ -157,7 +146,7 @@ class BodyRenderer:
         return "\n\n".join(chunk.strip("\n") for chunk in chunks)
 
     def _problem(self, code: str) -> None:
-        note(self.problems, code)
+        record_problem(self.problems, code)
 
     def _render(self, part: dict[str, Any], depth: int) -> tuple[list[str], bool]:
         self._parts += 1

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from .errors import InvalidField, MessageMalformed
 from .headers import HeaderMap, decode_header_value, header_map, raw_header
 from .mime import Attachment, BodyRenderer, collect_attachments, iso_date
@@ -20,6 +22,7 @@ from .mime import Attachment, BodyRenderer, collect_attachments, iso_date
 __all__ = [
     "Attachment",
     "HeaderMap",
+    "MessageSummary",
     "ParsedEmail",
     "decode_header_value",
     "header_map",
@@ -56,34 +59,22 @@ class ParsedEmail:
     body_incomplete: bool = False  # some text could not be decoded, or the body was cut at a limit
     problems: list[str] = field(default_factory=list)  # machine-readable notes: "undecodable_part:1", ...
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; `from_` is spelt `from`, `bcc` / `reply_to` only when present."""
-        out: dict[str, Any] = {
-            "id": self.id,
-            "thread_id": self.thread_id,
-            "from": self.from_,
-            "to": self.to,
-            "cc": self.cc,
-        }
-        if self.bcc is not None:
-            out["bcc"] = self.bcc
-        if self.reply_to is not None:
-            out["reply_to"] = self.reply_to
-        out.update(
-            subject=self.subject,
-            date=self.date,
-            message_id=self.message_id,
-            in_reply_to=self.in_reply_to,
-            references=self.references,
-            labels=list(self.labels),
-            unread=self.unread,
-            snippet=self.snippet,
-            body=self.body,
-            attachments=[a.to_dict() for a in self.attachments],
-            body_incomplete=self.body_incomplete,
-            problems=list(self.problems),
-        )
-        return out
+
+# The list view of a message, as search_emails answers it (its field names are the wire's).
+# No docstring on purpose: pydantic would copy it into the tool's outputSchema.
+class MessageSummary(BaseModel):
+    model_config = ConfigDict(validate_by_name=True)
+
+    id: str
+    thread_id: str
+    from_: str = Field(alias="from")
+    to: str
+    subject: str
+    date: str | None
+    snippet: str
+    labels: list[str]
+    unread: bool
+    has_attachments: bool = Field(description="from the message's MIME type: multipart/mixed")
 
 
 def _str(value: object) -> str:
@@ -121,7 +112,7 @@ def summarize(
     label_names: Mapping[str, str],
     *,
     has_attachments_hint: bool | None = None,
-) -> dict[str, Any]:
+) -> MessageSummary:
     """A list-view summary of a `format=metadata` (or `full`) resource.
 
     `has_attachments` comes from the payload's parts when there are any. The metadata format
@@ -136,18 +127,18 @@ def summarize(
         has_attachments = bool(collect_attachments(payload, [], limit=1))
     else:
         has_attachments = bool(has_attachments_hint)
-    return {
-        "id": resource["id"],
-        "thread_id": _str(resource.get("threadId")),
-        "from": decode_header_value(headers.get("from", "")),
-        "to": decode_header_value(headers.get("to", "")),
-        "subject": decode_header_value(headers.get("subject", "")),
-        "date": iso_date(headers.get("date"), resource.get("internalDate")),
-        "snippet": _snippet(resource),
-        "labels": labels,
-        "unread": unread,
-        "has_attachments": has_attachments,
-    }
+    return MessageSummary(
+        id=resource["id"],
+        thread_id=_str(resource.get("threadId")),
+        from_=decode_header_value(headers.get("from", "")),
+        to=decode_header_value(headers.get("to", "")),
+        subject=decode_header_value(headers.get("subject", "")),
+        date=iso_date(headers.get("date"), resource.get("internalDate")),
+        snippet=_snippet(resource),
+        labels=labels,
+        unread=unread,
+        has_attachments=has_attachments,
+    )
 
 
 def parse_full(resource: dict[str, Any], label_names: Mapping[str, str]) -> ParsedEmail:
@@ -186,10 +177,13 @@ def parse_full(resource: dict[str, Any], label_names: Mapping[str, str]) -> Pars
 
 
 def slice_body(body: str, offset: int, max_chars: int) -> tuple[str, int | None]:
-    """The page `body[offset:offset + max_chars]` and the offset of the next page (None at the end)."""
+    """The page `body[offset:offset + max_chars]` and the offset of the next page (None at the end).
+
+    Out-of-range values name the tool arguments they come from: `body_offset`, `max_body_chars`.
+    """
     if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= len(body):
-        raise InvalidField("offset", "out_of_range", f"offset must be between 0 and {len(body)}")
+        raise InvalidField("body_offset", "out_of_range", f"body_offset must be between 0 and {len(body)}")
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
-        raise InvalidField("max_chars", "out_of_range", "max_chars must be a positive integer")
+        raise InvalidField("max_body_chars", "out_of_range", "max_body_chars must be a positive integer")
     end = min(offset + max_chars, len(body))
     return body[offset:end], (end if end < len(body) else None)

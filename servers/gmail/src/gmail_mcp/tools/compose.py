@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from gmail_mcp.drafts import DraftBox
-from gmail_mcp.models import ToolWarning
+from gmail_mcp.drafts import Drafts
+from gmail_mcp.outgoing import Outgoing
+from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, SentDraft, SentMessage
 from gmail_mcp.runtime.server import ContractServer
-from gmail_mcp.sender import Outgoing, Sender
+from gmail_mcp.sender import Sender
 from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN, DraftId
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
@@ -26,7 +27,7 @@ To = Annotated[
 Cc = list[str] | str | None  # like `to`; descriptions are kept few: tools/list has a size budget
 Body = Annotated[str, Field(description="plain text")]
 HtmlBody = Annotated[str | None, Field(description="optional HTML version")]
-ReplyTo = Annotated[
+ReplyToMessageId = Annotated[
     str | None, Field(pattern=GMAIL_ID_PATTERN, description="id of the message answered: threads the reply")
 ]
 Attachments = Annotated[list[str] | None, Field(max_length=100, description="absolute local file paths (25 MB total)")]
@@ -39,45 +40,7 @@ SEND_EMAIL = (
 SEND_DRAFT = "Send a draft now (cannot be undone). send_failed as for send_email."
 
 
-class SentMessage(BaseModel):
-    id: str
-    thread_id: str
-    message_id: str = Field(description="the Message-ID header the message was sent with")
-    warnings: list[ToolWarning] = Field(default_factory=list)
-
-
-class CreatedDraft(BaseModel):
-    draft_id: str
-    message_id: str = Field(description="Gmail's id of the draft's message")
-    thread_id: str
-    warnings: list[ToolWarning] = Field(default_factory=list)
-
-
-class DraftSummary(BaseModel):
-    draft_id: str
-    message_id: str
-    to: str
-    subject: str
-    snippet: str
-
-
-class DraftList(BaseModel):
-    drafts: list[DraftSummary]
-    next_page_token: str | None
-    warnings: list[ToolWarning] = Field(default_factory=list)
-
-
-class SentDraft(BaseModel):
-    id: str
-    thread_id: str
-    warnings: list[ToolWarning] = Field(default_factory=list)
-
-
-class DeletedDraft(BaseModel):
-    deleted: str
-
-
-def register(server: ContractServer, sender: Sender, drafts: DraftBox) -> None:
+def register(server: ContractServer, sender: Sender, drafts: Drafts) -> None:
     @server.tool(annotations=READ)
     def list_drafts(
         max_results: Annotated[int, Field(ge=1, le=100)] = 20,
@@ -86,17 +49,7 @@ def register(server: ContractServer, sender: Sender, drafts: DraftBox) -> None:
         ] = None,
     ) -> DraftList:
         """List drafts, newest first: draft id, recipients, subject and snippet."""
-        found, failed, next_token = drafts.list(max_results, page_token)
-        result = DraftList.model_validate({"drafts": found, "next_page_token": next_token})
-        if failed:
-            result.warnings.append(
-                ToolWarning(
-                    code="PARTIAL_RESULTS",
-                    message=f"details of {len(failed)} drafts could not be fetched; they are listed by id only",
-                    draft_ids=failed,
-                )
-            )
-        return result
+        return drafts.list(max_results, page_token)
 
     @server.tool(annotations=SEND, description=SEND_EMAIL)
     def send_email(
@@ -106,11 +59,11 @@ def register(server: ContractServer, sender: Sender, drafts: DraftBox) -> None:
         cc: Cc = None,
         bcc: Cc = None,
         html_body: HtmlBody = None,
-        reply_to_message_id: ReplyTo = None,
+        reply_to_message_id: ReplyToMessageId = None,
         attachments: Attachments = None,
     ) -> SentMessage:
         outgoing = Outgoing(to, subject, body, cc, bcc, html_body, reply_to_message_id, attachments)
-        return SentMessage.model_validate(sender.send(outgoing))
+        return sender.send(outgoing)
 
     @server.tool(annotations=DRAFT)
     def create_draft(
@@ -120,18 +73,18 @@ def register(server: ContractServer, sender: Sender, drafts: DraftBox) -> None:
         cc: Cc = None,
         bcc: Cc = None,
         html_body: HtmlBody = None,
-        reply_to_message_id: ReplyTo = None,
+        reply_to_message_id: ReplyToMessageId = None,
         attachments: Attachments = None,
     ) -> CreatedDraft:
         """Save a message as a draft (arguments as send_email); send it later with send_draft."""
         outgoing = Outgoing(to, subject, body, cc, bcc, html_body, reply_to_message_id, attachments)
-        return CreatedDraft.model_validate(sender.create_draft(outgoing))
+        return drafts.create(outgoing)
 
     @server.tool(annotations=SEND, description=SEND_DRAFT)
     def send_draft(draft_id: DraftId) -> SentDraft:
-        return SentDraft.model_validate(drafts.send(draft_id))
+        return drafts.send(draft_id)
 
     @server.tool(annotations=DELETE)
     def delete_draft(draft_id: DraftId) -> DeletedDraft:
         """Delete a draft for good (Gmail keeps no deleted drafts)."""
-        return DeletedDraft.model_validate(drafts.delete(draft_id))
+        return drafts.delete(draft_id)

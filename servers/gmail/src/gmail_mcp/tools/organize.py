@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from gmail_mcp.errors import code_for
-from gmail_mcp.models import ToolWarning
-from gmail_mcp.organizer import MAX_IDS, Failures, Organizer
+from gmail_mcp.organizer import MAX_IDS, Organizer
+from gmail_mcp.results import Modified, Trashed
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import MessageId
 
@@ -29,28 +28,6 @@ TRASH_EMAIL = (
 )
 
 
-class Modified(BaseModel):
-    modified: list[str]
-    warnings: list[ToolWarning] = Field(default_factory=list)
-
-
-class Trashed(BaseModel):
-    trashed: list[str]
-    warnings: list[ToolWarning] = Field(default_factory=list)
-
-
-def partial_warning(failed: Failures, action: str) -> list[ToolWarning]:
-    if not failed:
-        return []
-    return [
-        ToolWarning(
-            code="PARTIAL_RESULTS",
-            message=f"{len(failed)} messages could not be {action}; the others were",
-            failed=[{"id": message_id, "error": code_for(f), "reason": str(f)} for message_id, f in failed.items()],
-        )
-    ]
-
-
 def register(server: ContractServer, organizer: Organizer) -> None:
     @server.tool(annotations=LABELS, description=MODIFY_LABELS)
     def modify_labels(
@@ -58,10 +35,8 @@ def register(server: ContractServer, organizer: Organizer) -> None:
         add_labels: LabelList = [],  # noqa: B006 - never mutated; the schema shows the default
         remove_labels: LabelList = [],  # noqa: B006
     ) -> Modified:
-        modified, failed = organizer.modify(message_ids, add_labels, remove_labels)
-        return Modified(modified=modified, warnings=partial_warning(failed, "changed"))
+        return organizer.modify(message_ids, add_labels, remove_labels)
 
     @server.tool(annotations=TRASH, description=TRASH_EMAIL)
     def trash_email(message_ids: MessageIds) -> Trashed:
-        trashed, failed = organizer.trash(message_ids)
-        return Trashed(trashed=trashed, warnings=partial_warning(failed, "trashed"))
+        return organizer.trash(message_ids)

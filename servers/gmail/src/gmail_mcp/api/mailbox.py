@@ -1,0 +1,254 @@
+"""Every Gmail request the server makes, as a named method. The domain calls these and never sees googleapiclient.
+
+Answers are Gmail's JSON resources as they come (`mail.parse` reads them). Reads and writes that
+are idempotent in effect go through `GmailClient.execute` (retried) or `GmailClient.batch` (one
+`BatchOutcome`); the three requests that must take effect at most once (`*_once`) go through
+`GmailClient.execute_once` and raise whatever the library raised, for `classify.judge`. Nothing
+here deletes a message for good: the only delete is a draft's, on request.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gmail_mcp.api.client import BatchOutcome, Build, GmailClient
+from gmail_mcp.api.errors import ApiNotFound
+from gmail_mcp.mail.headers import message_ids
+
+ME = "me"  # the authorised account
+# Up to this many bytes of MIME go as JSON `raw` (base64url: 4/3 of it, under Gmail's limit for a
+# metadata request); larger messages go as a media upload (uploadType=media, or multipart with a thread id).
+RAW_LIMIT_BYTES = 3 * 1024 * 1024
+_LABEL_LIST = "labels.list"  # the batch key of the label list riding along with message gets (never a message id)
+
+
+@dataclass(frozen=True)
+class MessagesMetadata:
+    """Metadata of several messages from one batch request, and the label list when it was asked to ride along."""
+
+    messages: BatchOutcome
+    label_list: dict[str, Any] | None  # None when not asked for, or when that part failed
+
+
+class MailboxApi:
+    def __init__(self, client: GmailClient) -> None:
+        self.client = client
+
+    # -- messages ------------------------------------------------------------------------------
+    def list_messages(
+        self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool
+    ) -> dict[str, Any]:
+        """One page of message ids matching a Gmail query; a 400 blames `query` or `page_token`."""
+        return self.client.execute(
+            lambda users: users.messages().list(
+                userId=ME,
+                q=query,
+                maxResults=max_results,
+                pageToken=page_token or None,
+                includeSpamTrash=include_spam_trash,
+            ),
+            "message",
+            arguments={"q": "query", "pageToken": "page_token"},
+        )
+
+    def get_message(self, message_id: str) -> dict[str, Any]:
+        """The whole message (format=full): headers, MIME tree, inline body data, attachment ids."""
+        return self.client.execute(
+            lambda users: users.messages().get(userId=ME, id=message_id, format="full"), "message", message_id
+        )
+
+    def get_message_headers(self, message_id: str, headers: Sequence[str]) -> dict[str, Any]:
+        """Only the named headers of a message (format=metadata): a big message is not downloaded."""
+        return self.client.execute(
+            functools.partial(_get_metadata, message_id=message_id, headers=headers), "message", message_id
+        )
+
+    def get_messages_metadata(
+        self, ids: Sequence[str], headers: Sequence[str], *, with_label_list: bool
+    ) -> MessagesMetadata:
+        """The named headers of each message in one batch request; the label list can ride in the same batch."""
+        requests: list[tuple[str, Build]] = [
+            (i, functools.partial(_get_metadata, message_id=i, headers=headers)) for i in ids
+        ]
+        if with_label_list:
+            requests.append((_LABEL_LIST, _list_labels))
+        outcome = self.client.batch(requests, "message")
+        messages = BatchOutcome(
+            succeeded={k: v for k, v in outcome.succeeded.items() if k != _LABEL_LIST},
+            failed={k: v for k, v in outcome.failed.items() if k != _LABEL_LIST},
+        )
+        return MessagesMetadata(messages=messages, label_list=outcome.succeeded.get(_LABEL_LIST))
+
+    def get_thread(self, thread_id: str) -> dict[str, Any]:
+        """Every message of a thread (format=full), oldest first."""
+        return self.client.execute(
+            lambda users: users.threads().get(userId=ME, id=thread_id, format="full"), "thread", thread_id
+        )
+
+    def get_attachment(self, message_id: str, attachment_id: str) -> dict[str, Any]:
+        """An attachment's body: `{size, data}` with base64url data."""
+        return self.client.execute(
+            lambda users: users.messages().attachments().get(userId=ME, messageId=message_id, id=attachment_id),
+            "attachment",
+            attachment_id,
+        )
+
+    def batch_modify(self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> None:
+        """messages.batchModify: all or nothing (at most 1000 ids); a bad id makes Gmail refuse the whole call."""
+        body = {"ids": list(ids), "addLabelIds": list(add), "removeLabelIds": list(remove)}
+        self.client.execute(lambda users: users.messages().batchModify(userId=ME, body=body), "message")
+
+    def modify_each(self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> BatchOutcome:
+        """messages.modify for each id, in one batch request: each message succeeds or fails on its own."""
+        change = {"addLabelIds": list(add), "removeLabelIds": list(remove)}
+        return self.client.batch([(i, functools.partial(_modify, message_id=i, body=change)) for i in ids], "message")
+
+    def trash_each(self, ids: Sequence[str]) -> BatchOutcome:
+        """messages.trash for each id, in one batch request (Gmail has no batch trash)."""
+        return self.client.batch([(i, functools.partial(_trash, message_id=i)) for i in ids], "message")
+
+    # -- labels --------------------------------------------------------------------------------
+    def list_labels(self) -> dict[str, Any]:
+        """Every label's id, name and type (no counts)."""
+        return self.client.execute(_list_labels, "label")
+
+    def get_labels(self, ids: Sequence[str]) -> BatchOutcome:
+        """Each label with its message counts, in one batch request."""
+        return self.client.batch([(i, functools.partial(_get_label, label_id=i)) for i in ids], "label")
+
+    # -- drafts --------------------------------------------------------------------------------
+    def list_drafts(self, max_results: int, page_token: str | None) -> dict[str, Any]:
+        """One page of draft ids, newest first."""
+        return self.client.execute(
+            lambda users: users.drafts().list(userId=ME, maxResults=max_results, pageToken=page_token or None),
+            "draft",
+        )
+
+    def get_draft(self, draft_id: str) -> dict[str, Any]:
+        """A draft with its message's headers (format=metadata)."""
+        return self.client.execute(functools.partial(_get_draft, draft_id=draft_id), "draft", draft_id)
+
+    def get_drafts(self, ids: Sequence[str]) -> BatchOutcome:
+        """Each draft with its message's headers, in one batch request."""
+        return self.client.batch([(i, functools.partial(_get_draft, draft_id=i)) for i in ids], "draft")
+
+    def draft_exists(self, draft_id: str) -> bool:
+        try:
+            self.client.execute(lambda users: users.drafts().get(userId=ME, id=draft_id, format="minimal"), "draft")
+        except ApiNotFound:
+            return False
+        return True
+
+    def delete_draft(self, draft_id: str) -> None:
+        """Delete a draft for good (Gmail keeps no deleted drafts); the only delete the server makes.
+
+        Retried like any idempotent write; a 404 on a retry means an earlier attempt whose answer
+        was lost did delete it.
+        """
+        attempts = 0
+
+        def build(users: Any) -> Any:
+            nonlocal attempts
+            attempts += 1
+            return users.drafts().delete(userId=ME, id=draft_id)
+
+        try:
+            self.client.execute(build, "draft", draft_id)
+        except ApiNotFound:
+            if attempts < 2:
+                raise
+
+    # -- at most once: one attempt each, failures unclassified (see `classify.judge`) ---------------
+    def send_message_once(self, mime: bytes, thread_id: str | None) -> Any:
+        """messages.send of RFC 822 bytes, in `thread_id` when given."""
+        body, upload = _message_body(mime, thread_id)
+        if upload:
+            return self.client.execute_once(
+                lambda users: users.messages().send(userId=ME, body=body or None, media_body=_upload(mime))
+            )
+        return self.client.execute_once(lambda users: users.messages().send(userId=ME, body=body))
+
+    def send_draft_once(self, draft_id: str) -> Any:
+        """drafts.send: the draft becomes a sent message and is gone."""
+        return self.client.execute_once(lambda users: users.drafts().send(userId=ME, body={"id": draft_id}))
+
+    def create_draft_once(self, mime: bytes, thread_id: str | None) -> Any:
+        """drafts.create of RFC 822 bytes, in `thread_id` when given."""
+        message, upload = _message_body(mime, thread_id)
+        if upload:
+            return self.client.execute_once(
+                lambda users: users.drafts().create(userId=ME, body={"message": message}, media_body=_upload(mime))
+            )
+        return self.client.execute_once(lambda users: users.drafts().create(userId=ME, body={"message": message}))
+
+    def find_sent_by_header(self, message_id: str) -> dict[str, Any] | None:
+        """The Sent message carrying this Message-ID header (`{id, threadId}`), or None."""
+        query = f"rfc822msgid:{_bare_id(message_id)} in:sent"
+        listed = self.client.execute(lambda users: users.messages().list(userId=ME, q=query, maxResults=5), "message")
+        return _first_with_id(listed.get("messages"))
+
+    def find_draft_by_header(self, message_id: str) -> dict[str, Any] | None:
+        """The draft whose message carries this Message-ID header (`{id, message: {id, threadId}}`), or None."""
+        query = f"rfc822msgid:{_bare_id(message_id)}"
+        listed = self.client.execute(lambda users: users.drafts().list(userId=ME, q=query, maxResults=5), "draft")
+        return _first_with_id(listed.get("drafts"))
+
+
+# --- the request builders more than one method shares (each receives `service.users()`) ---------------
+
+
+def _get_metadata(users: Any, message_id: str, headers: Sequence[str]) -> Any:
+    return users.messages().get(userId=ME, id=message_id, format="metadata", metadataHeaders=list(headers))
+
+
+def _modify(users: Any, message_id: str, body: dict[str, list[str]]) -> Any:
+    return users.messages().modify(userId=ME, id=message_id, body=body)
+
+
+def _trash(users: Any, message_id: str) -> Any:
+    return users.messages().trash(userId=ME, id=message_id)
+
+
+def _list_labels(users: Any) -> Any:
+    return users.labels().list(userId=ME)
+
+
+def _get_label(users: Any, label_id: str) -> Any:
+    return users.labels().get(userId=ME, id=label_id)
+
+
+def _get_draft(users: Any, draft_id: str) -> Any:
+    return users.drafts().get(userId=ME, id=draft_id, format="metadata")
+
+
+def _message_body(mime: bytes, thread_id: str | None) -> tuple[dict[str, Any], bool]:
+    """(the JSON part of a message, whether the MIME goes as a media upload instead of `raw`)."""
+    body: dict[str, Any] = {"threadId": thread_id} if thread_id else {}
+    if len(mime) <= RAW_LIMIT_BYTES:
+        body["raw"] = base64.urlsafe_b64encode(mime).decode("ascii")
+        return body, False
+    return body, True
+
+
+def _upload(mime: bytes) -> Any:
+    from googleapiclient.http import MediaIoBaseUpload
+
+    return MediaIoBaseUpload(io.BytesIO(mime), mimetype="message/rfc822", resumable=False)
+
+
+def _bare_id(message_id: str) -> str:
+    """`<id@host>` → `id@host`, for `rfc822msgid:` searches."""
+    found = message_ids(message_id)
+    return found[0].strip("<>") if found else message_id.strip().strip("<>")
+
+
+def _first_with_id(items: object) -> dict[str, Any] | None:
+    """The first listed resource that has an id (Gmail's answers are not trusted to be well formed)."""
+    if not isinstance(items, list):
+        return None
+    return next((i for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)), None)

@@ -1,0 +1,54 @@
+"""Every warning a gmail-mcp success can carry, built here and nowhere else: one function per code.
+
+A warning reports a problem that did not stop the work (specs/data-model.md, "Warning"). The
+domain attaches them to its typed results; tools pass them through untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from gmail_mcp.api.errors import GmailFailure
+from gmail_mcp.errors import code_for
+from gmail_mcp.models import ToolWarning
+
+CONTENT_TRUNCATED = "CONTENT_TRUNCATED"
+CONTENT_DROPPED = "CONTENT_DROPPED"
+PARTIAL_RESULTS = "PARTIAL_RESULTS"
+DELIVERY_CONFIRMED_AFTER_ERROR = "DELIVERY_CONFIRMED_AFTER_ERROR"
+
+
+def content_truncated(shown: int, total: int, next_body_offset: int) -> ToolWarning:
+    """A body answered in pages: this page shows `shown` of `total` characters; the next one starts there."""
+    return ToolWarning(
+        code=CONTENT_TRUNCATED,
+        message=f"body cut at {shown} of {total} characters; call get_email with body_offset={next_body_offset} "
+        "for more",
+        next_body_offset=next_body_offset,
+    )
+
+
+def content_dropped(problems: Sequence[str]) -> ToolWarning:
+    """Parts of a body that could not be decoded were left out; `problems` says which (at most ten)."""
+    notice = "parts of the body could not be decoded"
+    return ToolWarning(code=CONTENT_DROPPED, message=notice, problems=list(problems[:10]))
+
+
+def partial_results(
+    message: str, *, failed: Mapping[str, GmailFailure] | None = None, **ids: Sequence[str]
+) -> ToolWarning:
+    """Some items of a batch failed and the rest of the answer stands. The context names them: lists of
+    ids (e.g. `message_ids=[...]`), or `failed`, each item with the contract code it would have had alone."""
+    context: dict[str, object] = {key: list(value) for key, value in ids.items()}
+    if failed is not None:
+        context["failed"] = [{"id": key, "error": code_for(f), "reason": str(f)} for key, f in failed.items()]
+    return ToolWarning(code=PARTIAL_RESULTS, message=message, **context)
+
+
+def delivery_confirmed_after_error(failure: GmailFailure) -> ToolWarning:
+    """A send or draft request failed on the way back, yet Gmail was found to have carried it out."""
+    return ToolWarning(
+        code=DELIVERY_CONFIRMED_AFTER_ERROR,
+        message="the request failed on the way back, but Gmail did carry it out (found afterwards); do not repeat it",
+        failure=str(failure),
+    )
