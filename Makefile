@@ -4,7 +4,7 @@ SHELL := /bin/bash
 UV := $(CURDIR)/scripts/uv
 export UV
 
-.PHONY: setup test unit contract lint specs demo fuzz bench claude-e2e
+.PHONY: setup test unit contract contract-http lint specs demo fuzz bench claude-e2e claude-http-check
 
 setup:
 	@./scripts/install-uv.sh
@@ -12,12 +12,17 @@ setup:
 
 test: setup lint
 	"$(UV)" run --locked pytest -q
+	CONTRACT_TRANSPORT=http "$(UV)" run --locked pytest -q tests/contract
 
 unit: setup
 	"$(UV)" run --locked pytest -q servers emulators
 
 contract: setup
 	"$(UV)" run --locked pytest -q tests/contract
+
+# The contract suite again, every server started with --transport http (stdio-only tests are skipped, with their reason).
+contract-http: setup
+	CONTRACT_TRANSPORT=http "$(UV)" run --locked pytest -q tests/contract
 
 lint: setup
 	"$(UV)" run --locked ruff check .
@@ -36,9 +41,18 @@ fuzz: setup
 bench: setup
 	"$(UV)" run --locked python bench/startup.py
 	"$(UV)" run --locked python bench/gmail_search.py
+	"$(UV)" run --locked python bench/gmail_bulk.py
 	"$(UV)" run --locked python bench/obsidian_search.py
+	"$(UV)" run --locked python bench/search_quality.py
+	"$(UV)" run --locked python bench/obsidian_query.py
+	"$(UV)" run --locked python bench/http_load.py
 
 # Not part of `make test`/CI: the real Claude Code CLI (pinned in scripts/claude_e2e/package-lock.json,
 # fetched once with npm ci) against a scripted fake Messages API; see scripts/claude_e2e/README.md.
 claude-e2e: setup
 	"$(UV)" run --locked python scripts/claude_e2e/run.py
+
+# Not part of `make test`/CI: the same pinned CLI connects to both servers over HTTP with a bearer token
+# (`claude mcp add --transport http … --header` then `claude mcp list` must show ✔ Connected for both).
+claude-http-check: setup
+	"$(UV)" run --locked python scripts/claude_e2e/http_check.py

@@ -48,6 +48,8 @@ async def obsidian_demo(workdir: Path) -> None:
         await call(session, "list_notes", {"folder": "Projects", "limit": 3})
         await call(session, "read_note", {"path": "Projects/Alpha", "max_chars": 400})
         await call(session, "search_notes", {"query": "launch criteria", "limit": 3})
+        await call(session, "search_notes", {"query": "how do I undo a purchase", "limit": 2})
+        await call(session, "query_notes", {"query": 'TABLE status FROM "Projects" SORT file.name'}, limit=900)
         await call(session, "get_backlinks", {"path": "Projects/Garden Shed"}, limit=700)
         await call(session, "daily_note", {"date": "2026-11-22"}, limit=600)
         await call(session, "append_to_note", {"path": "Inbox", "content": "- [ ] Try the MCP demo\n"})

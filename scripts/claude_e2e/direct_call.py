@@ -1,7 +1,8 @@
-"""Call a tool of a `.mcp.json` server directly over stdio (newline-delimited JSON-RPC), stdlib only.
+"""Call a tool of a `.mcp.json` server (or send it any request) directly over stdio (newline-delimited
+JSON-RPC), stdlib only.
 
-`make claude-e2e` uses it for the reference answer: what the server itself says for the same call,
-to compare with what Claude Code passed on to the model.
+`make claude-e2e` uses it for the reference answer: what the server itself says for the same call (or the
+same resources/list or resources/read), to compare with what Claude Code passed on to the model.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ class ToolAnswer:
         return "".join(str(block.get("text", "")) for block in self.content if block.get("type") == "text")
 
 
+@dataclass
+class Answer:
+    """A JSON-RPC answer as the server sent it: its result, or its error ({code, message, data})."""
+
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+
 def expand(value: str, env: dict[str, str]) -> str:
     """`${VAR}` and `${VAR:-default}`, as Claude Code expands them in .mcp.json."""
     return _VARIABLE.sub(lambda m: env.get(m.group(1)) or (m.group(2) or ""), value)
@@ -73,6 +82,7 @@ class _Connection:
         self.stdin.flush()
 
     def answer(self, request_id: int) -> dict[str, Any]:
+        """The JSON-RPC message answering `request_id` (a result or an error)."""
         while True:
             try:
                 line = self.lines.get(timeout=max(self.deadline - time.monotonic(), 0.01))
@@ -88,10 +98,7 @@ class _Connection:
             except ValueError:
                 continue
             if isinstance(message, dict) and message.get("id") == request_id:
-                if "error" in message:
-                    raise DirectCallError(f"{self.server} answered with a JSON-RPC error: {message['error']}")
-                result = message.get("result")
-                return result if isinstance(result, dict) else {}
+                return message
 
     def close(self) -> None:
         try:
@@ -106,6 +113,21 @@ def call_tool(
     mcp_json: Path, server: str, tool: str, arguments: dict[str, Any], env: dict[str, str], timeout: float = 60
 ) -> ToolAnswer:
     """Start the server as .mcp.json says (cwd: the file's directory), initialise, call one tool, stop it."""
+    answer = request(mcp_json, server, "tools/call", {"name": tool, "arguments": arguments}, env, timeout)
+    if answer.error is not None or answer.result is None:
+        raise DirectCallError(f"{server} answered with a JSON-RPC error: {answer.error}")
+    content = answer.result.get("content")
+    return ToolAnswer(
+        is_error=bool(answer.result.get("isError")),
+        content=[b for b in content if isinstance(b, dict)] if isinstance(content, list) else [],
+        structured=answer.result.get("structuredContent"),
+    )
+
+
+def request(
+    mcp_json: Path, server: str, method: str, params: dict[str, Any], env: dict[str, str], timeout: float = 60
+) -> Answer:
+    """Start the server as .mcp.json says (cwd: the file's directory), initialise, send one request, stop it."""
     command, server_env = server_command(mcp_json, server, env)
     client = {"name": "claude-e2e-direct", "version": "1"}
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
@@ -121,20 +143,17 @@ def call_tool(
         )
         connection = _Connection(process, errlog, server, timeout)
         try:
-            params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": client}
-            connection.send({"id": 1, "method": "initialize", "params": params})
-            connection.answer(1)
+            hello = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": client}
+            connection.send({"id": 1, "method": "initialize", "params": hello})
+            if "error" in (initialized := connection.answer(1)):
+                raise DirectCallError(f"{server} refused to initialise: {initialized['error']}")
             connection.send({"method": "notifications/initialized"})
-            connection.send({"id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-            result = connection.answer(2)
+            connection.send({"id": 2, "method": method, "params": params})
+            answer = connection.answer(2)
         finally:
             connection.close()
-    content = result.get("content")
-    return ToolAnswer(
-        is_error=bool(result.get("isError")),
-        content=[b for b in content if isinstance(b, dict)] if isinstance(content, list) else [],
-        structured=result.get("structuredContent"),
-    )
+    result, error = answer.get("result"), answer.get("error")
+    return Answer(result if isinstance(result, dict) else None, error if isinstance(error, dict) else None)
 
 
 def split_tool_name(name: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-FINAL_TEXT = "All four MCP calls are done: one note read, three typed errors received."
+FINAL_TEXT = "All scripted calls are done: a note read by tool and as a resource, typed errors received."
 SIDE_TEXT = "E2E check"
 
 
@@ -32,7 +32,11 @@ class Step:
 
     tool: str
     arguments: dict[str, Any]
-    expect: str  # "ok" or a contract error code
+    # An MCP tool (mcp__…): "ok" or a contract error code. Claude Code's own resource tools: "resources" (the
+    # server's resources/list), "text" (the resource's text), "resource_not_found" (the server answered -32002),
+    # "resource_error" (another JSON-RPC error carrying the contract object), "no_resources" (the server's
+    # resources/list failed).
+    expect: str
 
 
 SCRIPT: tuple[Step, ...] = (
@@ -40,6 +44,16 @@ SCRIPT: tuple[Step, ...] = (
     Step("mcp__obsidian__read_note", {"path": "../secret"}, "permission_denied"),
     Step("mcp__obsidian__read_note", {"path": "Projects/No Such Note.md"}, "not_found"),
     Step("mcp__gmail__list_labels", {}, "auth_required"),
+    # Claude Code's own resource tools, on both servers (gmail has no token).
+    Step("ListMcpResourcesTool", {"server": "obsidian"}, "resources"),
+    Step("ReadMcpResourceTool", {"server": "obsidian", "uri": "obsidian://note/Projects/Alpha.md"}, "text"),
+    Step(
+        "ReadMcpResourceTool",
+        {"server": "obsidian", "uri": "obsidian://note/Projects/No Such Note.md"},
+        "resource_not_found",
+    ),
+    Step("ListMcpResourcesTool", {"server": "gmail"}, "no_resources"),
+    Step("ReadMcpResourceTool", {"server": "gmail", "uri": "gmail://message/18c0ffee"}, "resource_error"),
 )
 
 

@@ -1,12 +1,14 @@
-"""`make claude-e2e`: prove that Claude Code hands the servers' typed errors to the model intact.
+"""`make claude-e2e`: prove that Claude Code hands the servers' typed errors, and their resources, to the model intact.
 
 Runs the real Claude Code CLI (pinned in package-lock.json) headless from the repository root,
 with the project's `.mcp.json`, against a scripted fake of the Messages API (fake_messages_api.py).
 The fake plays the model: it calls obsidian `read_note` three times (a note that exists, `../secret`,
-a missing note) and gmail `list_labels` once (no token), then ends the turn. Each later request
+a missing note) and gmail `list_labels` once (no token), then Claude Code's own resource tools
+(`ListMcpResourcesTool`, `ReadMcpResourceTool`) on both servers, then ends the turn. Each later request
 carries the `tool_result` blocks exactly as Claude Code would show them to a model; this script
 reads them from the fake's request log, prints them, checks them against the error contract and
-compares each with the server's own answer to the same call, made directly over stdio.
+compares each with the server's own answer to the same call (or resources/list, resources/read),
+made directly over stdio.
 
 Nothing leaves the machine (the npm registry is only asked when node_modules is missing or stale)
 and nothing is written into the repository: the vault is a temporary copy, HOME is a temporary
@@ -28,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -69,7 +72,8 @@ class Observed:
     tool_use_id: str
     is_error: bool | None
     content: Any  # the block's raw `content` (a string or a list of content blocks)
-    direct: direct_call.ToolAnswer | None = None  # the server's own answer to the same call, made directly
+    # The server's own answer to the same call (a tool) or request (a resource tool), made directly.
+    direct: direct_call.ToolAnswer | direct_call.Answer | None = None
 
     @property
     def text(self) -> str:
@@ -421,20 +425,119 @@ def without_request_id(text: str) -> str:
 
 
 def add_direct_answers(observed: list[Observed], env: dict[str, str]) -> None:
-    """Make each call again straight to the server (as .mcp.json starts it, same environment)."""
+    """Make each call (or the request behind a resource tool) again straight to the server (as .mcp.json
+    starts it, same environment)."""
+    mcp_json = REPO / ".mcp.json"
     for result in observed:
-        server, tool = direct_call.split_tool_name(result.step.tool)
+        step = result.step
         try:
-            result.direct = direct_call.call_tool(
-                REPO / ".mcp.json", server, tool, result.step.arguments, env, timeout=time_left(DIRECT_TIMEOUT)
-            )
+            if is_mcp_tool(step):
+                server, tool = direct_call.split_tool_name(step.tool)
+                result.direct = direct_call.call_tool(
+                    mcp_json, server, tool, step.arguments, env, timeout=time_left(DIRECT_TIMEOUT)
+                )
+            else:
+                method, params = resource_request(step)
+                result.direct = direct_call.request(
+                    mcp_json, step.arguments["server"], method, params, env, timeout=time_left(DIRECT_TIMEOUT)
+                )
         except direct_call.DirectCallError as exc:
-            raise Failure(f"calling {result.step.tool} directly failed: {exc}") from exc
+            raise Failure(f"calling {step.tool} directly failed: {exc}") from exc
+
+
+def is_mcp_tool(step: fake.Step) -> bool:
+    """A tool of an MCP server (`mcp__server__tool`), not one of Claude Code's own tools."""
+    return step.tool.startswith("mcp__")
+
+
+def resource_request(step: fake.Step) -> tuple[str, dict[str, Any]]:
+    """The MCP request behind one of Claude Code's own resource tools."""
+    if step.tool == "ListMcpResourcesTool":
+        return "resources/list", {}
+    return "resources/read", {"uri": step.arguments["uri"]}
+
+
+# What the server's JSON-RPC error must be for each expected failure of a resource tool: (code, contract code).
+RESOURCE_FAILURES = {
+    "resource_not_found": (-32002, "not_found"),
+    "resource_error": (-32603, "auth_required"),
+    "no_resources": (-32603, "auth_required"),
+}
+
+
+def check_resource_step(result: Observed, vault: Path) -> list[str]:
+    """What Claude Code's own resource tool passed on, against the server's own answer to the same request."""
+    direct, step = result.direct, result.step
+    if not isinstance(direct, direct_call.Answer):
+        return ["no direct answer to compare with"]
+    if step.expect in ("resources", "text"):
+        return check_resource_success(result, direct, vault)
+    error = direct.error
+    if error is None:
+        return [f"the server answered {str(direct.result)[:200]} instead of a JSON-RPC error"]
+    problems = []
+    data = error.get("data")
+    if not isinstance(data, dict) or set(data) != {"error", "message", "details"}:
+        return [f"the JSON-RPC error's data is not the contract object: {error}"]
+    if (error.get("code"), data["error"]) != RESOURCE_FAILURES[step.expect]:
+        wanted = RESOURCE_FAILURES[step.expect]
+        problems.append(f"the server answered {error.get('code')} / {data['error']}, not {wanted}")
+    if error.get("message") != data["message"]:
+        problems.append("the JSON-RPC error's message is not the contract message")
+    if step.expect == "resource_not_found":
+        if f"Resource not found: {step.arguments['uri']}" not in result.text:
+            problems.append("Claude Code did not say the resource was not found")
+    elif step.expect == "resource_error":
+        if result.is_error is not True:
+            problems.append(f"is_error is {result.is_error!r}, not true")
+        if result.text != error.get("message"):
+            problems.append(f"the text is not the server's message {error.get('message')!r}")
+        if str(data["details"].get("reauth_command")) not in result.text:
+            problems.append("the re-auth command did not reach the model")
+    elif not result.text.startswith("No resources found"):
+        problems.append("Claude Code claimed resources the server could not list")
+    return problems
+
+
+def check_resource_success(result: Observed, direct: direct_call.Answer, vault: Path) -> list[str]:
+    step = result.step
+    if direct.result is None:
+        return [f"the server answered the JSON-RPC error {direct.error}"]
+    problems = ["is_error is true for a success"] if result.is_error else []
+    try:
+        payload = json.loads(result.text)
+    except ValueError:
+        return [*problems, "the tool_result text is not JSON"]
+    if step.expect == "resources":
+        listed = [r.get("uri") for r in payload if isinstance(r, dict)] if isinstance(payload, list) else []
+        served = [r.get("uri") for r in direct.result.get("resources", [])]
+        if not served or listed != served:
+            problems.append(f"listed {len(listed)} resources, the server lists {len(served)} (or in another order)")
+        if any(r.get("server") != step.arguments["server"] for r in payload if isinstance(r, dict)):
+            problems.append("a resource is not marked with its server")
+        return problems
+    texts = [c.get("text") for c in payload.get("contents", [])] if isinstance(payload, dict) else []
+    served_text = [c.get("text") for c in direct.result.get("contents", [])]
+    note = vault / unquote(step.arguments["uri"].removeprefix("obsidian://note/"))
+    if texts != served_text:
+        problems.append("the resource's text differs from the server's own answer")
+    if served_text != [note.read_text(encoding="utf-8")]:
+        problems.append(f"the server's text is not the text of {note.name}")
+    return problems
+
+
+def direct_summary(direct: direct_call.Answer) -> str:
+    if direct.error is not None:
+        return f"JSON-RPC error {direct.error.get('code')}, data {json.dumps(direct.error.get('data'))}"
+    result = direct.result or {}
+    if "resources" in result:
+        return f"{len(result['resources'])} resources"
+    return f"contents of {sum(len(str(c.get('text', ''))) for c in result.get('contents', []))} characters"
 
 
 def check_against_direct(result: Observed) -> list[str]:
     direct = result.direct
-    if direct is None:
+    if not isinstance(direct, direct_call.ToolAnswer):
         return ["no direct answer to compare with"]
     problems = []
     if direct.is_error != (result.is_error is True):
@@ -459,7 +562,9 @@ def summarise(observed: list[Observed], version: str) -> None:
         flag = "(absent)" if result.is_error is None else json.dumps(result.is_error)
         say(f"   is_error: {flag}")
         say(f"   content: {shown}")
-        if result.direct is not None:
+        if isinstance(result.direct, direct_call.Answer):
+            say(f"   the server's own answer to the same request: {direct_summary(result.direct)}")
+        elif result.direct is not None:
             same = without_request_id(result.text) == without_request_id(result.direct.text)
             verdict = "identical, request_id aside" if same else "DIFFERENT"
             say(f"   vs. the server's own answer (isError {json.dumps(result.direct.is_error)}): {verdict}")
@@ -509,13 +614,13 @@ def run(tmp: Path) -> None:
         observed = observed_results(records)
     except Failure as exc:
         raise fail(str(exc)) from exc
-    say("• the same four calls made directly to the servers over stdio, for comparison …")
+    say("• the same calls and requests made directly to the servers over stdio, for comparison …")
     add_direct_answers(observed, env)
     summarise(observed, version)
     problems = [
         f"{r.step.tool}({json.dumps(r.step.arguments)}): {p}"
         for r in observed
-        for p in check(r) + check_against_direct(r)
+        for p in (check(r) + check_against_direct(r) if is_mcp_tool(r.step) else check_resource_step(r, vault))
     ]
     problems += [f"session: {p}" for p in check_session_result(done.stdout)]
     if problems:
@@ -524,7 +629,10 @@ def run(tmp: Path) -> None:
     say(
         f"PASS: Claude Code {version} passed 1 success and 3 typed errors (permission_denied, not_found, "
         "auth_required) to the model intact: each text identical to the server's own answer (request_id aside), "
-        "is_error set exactly for the errors."
+        "is_error set exactly for the errors. Its own resource tools passed on obsidian's resource list and the "
+        "note's text as the server served them; a missing note as its own not-found sentence; gmail's "
+        "auth_required read as the contract message (with the re-auth command), is_error true; gmail's failed "
+        "resources/list as no resources."
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from mcp.shared.exceptions import MCPError as McpProtocolError
 
 from tests.contract.harness import LEAK_PATTERNS, REPO, SPECS, Answer, Session
 
@@ -41,10 +42,35 @@ def assert_error(
     session: Session, answer: Answer, code: str, *, server: str, tool: str | None, **expected: Any
 ) -> dict[str, Any]:
     """The answer is exactly the contract error `code`, valid against the tool's errorSchema, and logged."""
+    assert answer.result.is_error is True
+    schema = None
+    if tool is not None:
+        full = spec(server)
+        schema = dict(tool_spec(server, tool)["errorSchema"])
+        schema["$defs"] = full["$defs"]
+    return assert_contract_object(session, answer.payload, code, schema, **expected)
+
+
+def assert_protocol_error(
+    session: Session, raised: McpProtocolError, rpc_code: int, code: str, *, server: str, **expected: Any
+) -> dict[str, Any]:
+    """A failed resources/read, resources/list, prompts/get or completion/complete (interface.md §5): the
+    JSON-RPC error `rpc_code` whose message is the contract message and whose `data` is exactly the contract
+    error `code`, valid against the spec's `$defs.MCPError`, and logged."""
+    assert raised.error.code == rpc_code, raised.error
+    payload = raised.error.data
+    assert isinstance(payload, dict), raised.error
+    assert raised.error.message == payload.get("message"), raised.error
+    schema = {"$ref": "#/$defs/MCPError", "$defs": spec(server)["$defs"]}
+    return assert_contract_object(session, payload, code, schema, **expected)
+
+
+def assert_contract_object(
+    session: Session, payload: dict[str, Any], code: str, schema: dict[str, Any] | None, **expected: Any
+) -> dict[str, Any]:
+    """`payload` is exactly the contract error `code` (valid against `schema` when given), and logged."""
     from obsidian_mcp.models import BASE_DETAIL_KEYS, REQUIRED_DETAIL_KEYS
 
-    payload = answer.payload
-    assert answer.result.is_error is True
     assert set(payload) == {"error", "message", "details"}, payload
     assert payload["error"] == code, payload
     details = payload["details"]
@@ -57,10 +83,7 @@ def assert_error(
         assert details.get(key) == value, f"details[{key!r}] = {details.get(key)!r}, expected {value!r}"
     assert_no_leak(payload["message"])
     assert_no_leak(json.dumps(details, ensure_ascii=False))
-    if tool is not None:
-        full = spec(server)
-        schema = dict(tool_spec(server, tool)["errorSchema"])
-        schema["$defs"] = full["$defs"]
+    if schema is not None:
         jsonschema.validate(payload, schema)
     logged = [r for r in session.log_records() if r.get("request_id") == details["request_id"]]
     assert any(r.get("error_code") == code for r in logged), f"no log line for request {details['request_id']}"

@@ -9,7 +9,27 @@ from pathlib import Path
 import pytest
 from gmail_emulator import Emulator
 
-from tests.contract.harness import REPO
+from tests.contract.harness import REPO, TRANSPORT
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "stdio_only(reason): stdio-specific; skipped when CONTRACT_TRANSPORT=http")
+    config.addinivalue_line(
+        "markers", "transport_independent(reason): starts no server through `running`; runs in the stdio pass only"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the HTTP pass, skip what cannot or need not run again, with the test's own reason."""
+    if TRANSPORT != "http":
+        return
+    for item in items:
+        for name in ("stdio_only", "transport_independent"):
+            marker = item.get_closest_marker(name)
+            if marker is not None:
+                reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else name)
+                item.add_marker(pytest.mark.skip(reason=f"{name}: {reason}"))
+                break
 
 
 @pytest.fixture(scope="session")
@@ -42,6 +62,7 @@ def gmail_env(emulator: Emulator, tmp_path: Path) -> Iterator[dict[str, str]]:
     os.chmod(token_file, 0o600)
     yield {
         "GMAIL_MCP_TOKEN_FILE": str(token_file),
+        "GMAIL_MCP_TOKEN_DIR": str(tmp_path / "config" / "tokens"),  # more accounts: none unless a test adds one
         "GMAIL_MCP_API_ENDPOINT": emulator.base_url,
         "GMAIL_MCP_DOWNLOAD_DIR": str(tmp_path / "downloads"),
         "GMAIL_MCP_BACKOFF_SECONDS": "0.01",

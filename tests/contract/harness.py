@@ -1,4 +1,10 @@
-"""Drive a real server subprocess over stdio with the official MCP client, exactly as users start it."""
+"""Drive a real server subprocess with the official MCP client, exactly as users start it.
+
+`running` speaks stdio, or streamable HTTP when CONTRACT_TRANSPORT=http (`make test` runs the
+contract suite both ways): then the server gets `--transport http --port 0` and a private token
+file, and the client sends the token. Tests that only make sense over stdio are marked
+`stdio_only`; tests that start no server through `running` are marked `transport_independent`.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +12,30 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
 UV = os.environ.get("UV") or shutil.which("uv") or "uv"
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs" / "contracts"
+TRANSPORT = os.environ.get("CONTRACT_TRANSPORT", "stdio")
+if TRANSPORT not in ("stdio", "http"):
+    raise RuntimeError(f"CONTRACT_TRANSPORT must be stdio or http, not {TRANSPORT!r}")
 
 # Words that must never reach a client: tracebacks and exception class names.
 LEAK_PATTERNS = re.compile(
@@ -76,7 +92,11 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 @asynccontextmanager
 async def running(command: list[str], env: dict[str, str] | None = None) -> AsyncIterator[Session]:
-    """Start `uv run <command>` from the repo root, initialise, and yield a Session."""
+    """Start `uv run <command>` from the repo root over CONTRACT_TRANSPORT, initialise, and yield a Session."""
+    if TRANSPORT == "http":
+        async with running_http(command, env) as session:
+            yield session
+        return
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
         params = StdioServerParameters(
             command=UV, args=["run", "--quiet", "--locked", *command], env=server_env(env), cwd=str(REPO)
@@ -84,3 +104,115 @@ async def running(command: list[str], env: dict[str, str] | None = None) -> Asyn
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
             yield Session(client, errlog)
+
+
+@asynccontextmanager
+async def running_http(command: list[str], env: dict[str, str] | None = None) -> AsyncIterator[Session]:
+    """`uv run <command> --transport http --port 0`: the SDK's streamable HTTP client, sending the bearer token."""
+    service = command[0]
+    with tempfile.TemporaryDirectory(prefix="contract-http-") as tmp:
+        server = HttpServer(
+            [UV, "run", "--quiet", "--locked", *command, "--transport", "http", "--port", "0"],
+            service,
+            Path(tmp),
+            env,
+        )
+        try:
+            await anyio.to_thread.run_sync(server.wait_until_serving)
+            async with (
+                http_client(server.token) as http,
+                streamable_http_client(server.url, http_client=http) as (read, write),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                with open(server.stderr_path, encoding="utf-8") as errlog:
+                    yield Session(client, errlog)
+        finally:
+            exit_code = await anyio.to_thread.run_sync(server.stop)
+        assert exit_code == 0, f"{service} exited {exit_code} on SIGTERM"
+        server.assert_clean()
+
+
+def http_client(token: str | None, **headers: str) -> httpx2.AsyncClient:
+    """An HTTP client with the MCP SDK's timeouts; `token` (if any) goes in the Authorization header."""
+    if token is not None:
+        headers = {"Authorization": f"Bearer {token}", **headers}
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
+
+
+class HttpServer:
+    """A server process started with `argv` (which must choose --transport http), with a token file of
+    its own in `folder`; its stderr goes to a file there. Ready once it logs "serving http"."""
+
+    def __init__(self, argv: list[str], service: str, folder: Path, env: dict[str, str] | None = None) -> None:
+        self.service = service
+        self.folder = folder
+        self.token_file = folder / "config" / "http-token"
+        self.stderr_path = folder / "stderr.log"
+        self.stdout_path = folder / "stdout.log"
+        variable = service.upper().replace("-", "_") + "_HTTP_TOKEN_FILE"
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(self.stderr_path, "ab") as stderr, open(self.stdout_path, "ab") as stdout:
+            self.proc = subprocess.Popen(
+                argv,
+                cwd=REPO,
+                env=server_env({variable: str(self.token_file), **(env or {})}),
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+            )
+        self.port = 0
+        self.host = "127.0.0.1"
+
+    @classmethod
+    def python(cls, module: str, args: list[str], folder: Path, env: dict[str, str] | None = None) -> HttpServer:
+        """`python -m module ARGS --transport http --port 0`, no `uv run` in between (signals reach it), started."""
+        argv = [sys.executable, "-m", module, *args, "--transport", "http", "--port", "0"]
+        server = cls(argv, module.replace("_", "-"), folder, env)
+        server.wait_until_serving()
+        return server
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/mcp"
+
+    @property
+    def token(self) -> str:
+        return self.token_file.read_text(encoding="ascii").strip()
+
+    def records(self) -> list[dict[str, Any]]:
+        text = self.stderr_path.read_text(encoding="utf-8")
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def wait_until_serving(self, timeout: float = 90) -> None:
+        """Wait (polling its stderr) for the "serving http" line and take the port from it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.stderr_path.read_text(encoding="utf-8")
+            for line in text.split("\n")[:-1]:  # whole lines only
+                if '"serving http"' in line:
+                    record = json.loads(line)
+                    self.host, self.port = record["host"], int(record["port"])
+                    return
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.service} exited {self.proc.returncode} before serving:\n{text}")
+            time.sleep(0.05)
+        self.stop()
+        raise TimeoutError(f"{self.service} did not log 'serving http' within {timeout:.0f}s")
+
+    def stop(self, timeout: float = 20) -> int:
+        """SIGTERM, then the exit code (SIGKILL after `timeout` seconds)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise
+
+    def assert_clean(self) -> None:
+        """Nothing on stdout, and the token in no log line."""
+        assert self.stdout_path.read_text(encoding="utf-8") == "", "the HTTP server wrote to stdout"
+        if self.token_file.exists():
+            assert self.token not in self.stderr_path.read_text(encoding="utf-8"), "the token reached the log"

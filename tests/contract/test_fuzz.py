@@ -22,6 +22,8 @@ from tests.contract.fuzzing import arguments, check_result
 from tests.contract.harness import REPO
 from tests.contract.raw import RawServer, tool_call
 
+pytestmark = pytest.mark.stdio_only(reason="RawServer drives stdio directly (both transports serve the same tools)")
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 FUZZ = settings(
     max_examples=EXAMPLES,

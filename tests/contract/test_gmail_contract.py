@@ -155,6 +155,7 @@ async def test_internal_error_hides_the_crash(gmail_env: dict[str, str]) -> None
         assert answer.payload["message"] == f"internal error (request id {details['request_id']})"
 
 
+@pytest.mark.transport_independent(reason="reads the taxonomy, no server")
 def test_send_failed_is_in_the_taxonomy() -> None:
     # send_email / send_draft return it: test_gmail_write_contract.py exercises both delivery values.
     from gmail_mcp.models import ERROR_CODES

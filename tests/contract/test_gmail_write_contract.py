@@ -19,6 +19,7 @@ from tests.contract.harness import running
 pytestmark = pytest.mark.anyio
 SERVER = "gmail-mcp"
 READONLY = "https://www.googleapis.com/auth/gmail.readonly"
+LABELS_ONLY = "https://www.googleapis.com/auth/gmail.labels"
 PERMANENT_DELETES = {"messages.delete", "messages.batchDelete", "threads.delete"}
 
 
@@ -101,7 +102,13 @@ async def test_a_timed_out_send_is_unknown_and_lands_once(gmail_env: dict[str, s
 
 
 async def test_insufficient_scope_on_send(gmail_env: dict[str, str], emulator: Emulator) -> None:
+    # A gmail.readonly token makes its account read-only: a write is refused before anything is sent.
     write_token(Path(gmail_env["GMAIL_MCP_TOKEN_FILE"]), emulator.issue_token(scopes=(READONLY,)))
+    async with running(["gmail-mcp"], gmail_env) as session:
+        answer = await session.call("send_email", {"to": "bob@example.com", "subject": "scoped", "body": "x"})
+        assert_error(session, answer, "permission_denied", server=SERVER, tool="send_email", reason="read_only")
+    # A token that cannot even read mail lacks the scope the server needs.
+    write_token(Path(gmail_env["GMAIL_MCP_TOKEN_FILE"]), emulator.issue_token(scopes=(LABELS_ONLY,)))
     async with running(["gmail-mcp"], gmail_env) as session:
         answer = await session.call("send_email", {"to": "bob@example.com", "subject": "scoped", "body": "x"})
         details = assert_error(session, answer, "auth_required", server=SERVER, tool="send_email",

@@ -11,6 +11,8 @@ import pytest
 
 from tests.contract.raw import INITIALIZE, RawServer, tool_call
 
+pytestmark = pytest.mark.stdio_only(reason="hostile bytes on stdin: a stdio transport concern")
+
 
 @pytest.fixture
 def server(vault: Path, tmp_path: Path) -> RawServer:

@@ -13,7 +13,12 @@ from gmail_emulator import Emulator
 
 from tests.contract.raw import RawServer, tool_call
 
-TOOLS_LIST_BUDGET = 16_000  # characters per server, about 4,000 tokens
+pytestmark = pytest.mark.stdio_only(reason="RawServer speaks stdio; in stdio mode no socket may be open")
+
+# Characters of tools/list per server. gmail: 22,000 for its 18 tools (issue 13's figure, ~5,500 tokens).
+# obsidian: version 1 allowed 16,000 for 12 tools (~1,330 a tool); the same density for its 17 tools is 23,000.
+# ContractServer.list_tools writes schemas lean (no titles, null defaults, default hints, output descriptions).
+TOOLS_LIST_BUDGET = {"obsidian": 23_000, "gmail": 22_000}
 SEARCH_20_BUDGET = 12_000
 
 
@@ -71,7 +76,7 @@ def size(reply: dict[str, Any]) -> int:
 def test_tools_list_fits_the_budget(which: str, request: pytest.FixtureRequest) -> None:
     server: RawServer = request.getfixturevalue(which)
     reply = server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    assert size(reply) <= TOOLS_LIST_BUDGET, f"{which} tools/list is {size(reply)} characters"
+    assert size(reply) <= TOOLS_LIST_BUDGET[which], f"{which} tools/list is {size(reply)} characters"
     for tool in reply["result"]["tools"]:  # type: ignore[index]
         assert 20 <= len(tool["description"]) <= 500, f"{tool['name']}: say what it does and when, briefly"
 

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.transport_independent(reason="configures logging in a bare interpreter, no server")
+
 SCRIPT = """
 import threading, warnings
 from {package}.runtime.logs import configure_logging

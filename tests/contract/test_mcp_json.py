@@ -12,7 +12,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.contract.harness import REPO, UV, server_env
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio_only(reason=".mcp.json starts both servers over stdio")]
 
 
 def expand(value: str, environ: dict[str, str]) -> str:

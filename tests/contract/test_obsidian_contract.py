@@ -101,6 +101,7 @@ async def test_read_only_mode_hides_write_tools_and_refuses_them(vault: Path) ->
     assert not (vault / "New.md").exists()
 
 
+@pytest.mark.transport_independent(reason="reads the taxonomy, no server")
 def test_codes_that_cannot_arise_here_are_still_in_the_taxonomy() -> None:
     # obsidian-mcp has no authorisation, no rate limits and sends nothing.
     from obsidian_mcp.models import ERROR_CODES
@@ -108,6 +109,7 @@ def test_codes_that_cannot_arise_here_are_still_in_the_taxonomy() -> None:
     assert {"auth_required", "rate_limited", "send_failed"} <= set(ERROR_CODES)
 
 
+@pytest.mark.transport_independent(reason="the server exits before choosing a transport")
 @pytest.mark.parametrize("args", [[], ["--vault", "/nonexistent/vault"]])
 def test_without_a_vault_the_server_exits_2_with_one_line(args: list[str]) -> None:
     env = server_env()
@@ -127,6 +129,7 @@ def test_without_a_vault_the_server_exits_2_with_one_line(args: list[str]) -> No
     assert len(lines) == 1 and "vault" in lines[0], proc.stderr
 
 
+@pytest.mark.transport_independent(reason="starts the server with subprocess over stdio")
 def test_vault_path_comes_from_the_environment_too(vault: Path) -> None:
     env = server_env({"OBSIDIAN_VAULT_PATH": str(vault)})
     proc = subprocess.run(

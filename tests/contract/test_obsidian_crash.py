@@ -8,7 +8,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.contract.raw import RawServer, tool_call
+
+pytestmark = pytest.mark.stdio_only(reason="a SIGKILL loop through RawServer over stdio")
 
 MIN_KILLS = int(os.environ.get("CRASH_ITERATIONS", "6"))
 MAX_KILLS = max(60, MIN_KILLS)

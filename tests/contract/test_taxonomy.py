@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import gmail_mcp.models as gmail_models
 import obsidian_mcp.models as obsidian_models
+import pytest
 
 from tests.contract.checks import spec
+
+pytestmark = pytest.mark.transport_independent(reason="compares source files and schemas, no server")
 
 EIGHT = {
     "auth_required",

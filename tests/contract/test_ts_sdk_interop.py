@@ -5,7 +5,9 @@ structuredContent against the tool's outputSchema, even on `isError: true`, and 
 "Structured content does not match the tool's output schema" instead of returning the error. Our servers
 therefore send errors as text only. These tests start both servers exactly as `.mcp.json` does, drive them
 with tests/contract/ts_client/driver.mjs (the SDK's Client + StdioClientTransport, version pinned in
-package-lock.json) and assert on what that client returned.
+package-lock.json) and assert on what that client returned. The same sessions read resources and get prompts
+through `Client.readResource` / `Client.getPrompt`: a failure arrives as the SDK's McpError whose `data` is the
+contract object (interface.md §5).
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ from typing import Any
 import jsonschema
 import pytest
 from gmail_emulator import Emulator, Fault
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from obsidian_mcp.models import REQUIRED_DETAIL_KEYS
 
 from tests.contract.checks import assert_no_leak, spec
 from tests.contract.harness import REPO, UV, server_env
 from tests.contract.test_mcp_json import expand
+
+pytestmark = pytest.mark.stdio_only(reason="the TypeScript driver starts the servers over stdio")
 
 TS_CLIENT = Path(__file__).resolve().parent / "ts_client"
 NODE_MODULES = TS_CLIENT / "node_modules"
@@ -56,13 +62,30 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Fetch:
+    """One readResource (`target` is the URI) or getPrompt (`target` is the prompt's name) the driver makes, and
+    what it must return: a text holding `contains`, or the JSON-RPC error `rpc_code` whose data is that contract
+    error (interface.md §5)."""
+
+    target: str
+    arguments: dict[str, str] = field(default_factory=dict)
+    contains: str | None = None
+    rpc_code: int | None = None
+    error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Start:
-    """One server start by the driver: the environment on top of the test's, and the calls in order."""
+    """One server start by the driver: the environment on top of the test's, the calls in order, then the
+    resource reads and the prompts."""
 
     label: str
     server: str  # the key in .mcp.json
     environ: dict[str, str]
     calls: list[Call]
+    reads: list[Fetch] = field(default_factory=list)
+    prompts: list[Fetch] = field(default_factory=list)
 
 
 # --- the Node side ---------------------------------------------------------------------------------
@@ -120,6 +143,8 @@ def run_driver(driver: list[str], starts: list[Start]) -> dict[str, dict[str, An
                 "label": start.label,
                 **mcp_json_launch(start.server, server_env(start.environ)),
                 "calls": [{"name": call.tool, "arguments": call.arguments} for call in start.calls],
+                "reads": [{"uri": read.target} for read in start.reads],
+                "prompts": [{"name": prompt.target, "arguments": prompt.arguments} for prompt in start.prompts],
             }
             for start in starts
         ]
@@ -189,8 +214,39 @@ def assert_contract_error(server: str, got: Mapping[str, Any], call: Call) -> di
     return dict(details)
 
 
+def assert_fetched(server: str, fetch: Fetch, got: Mapping[str, Any], kind: str) -> None:
+    """What readResource (`kind` "read") or getPrompt ("prompt") returned is what `fetch` expects."""
+    if fetch.error is None:
+        assert "exception" not in got, f"{fetch.target}: the TypeScript client threw {got['exception']}"
+        if kind == "read":
+            texts = [content["text"] for content in got["result"]["contents"]]
+        else:
+            texts = [message["content"]["text"] for message in got["result"]["messages"]]
+        assert len(texts) == 1 and fetch.contains is not None and fetch.contains in texts[0], (fetch, got)
+        return
+    exception = got.get("exception")
+    assert exception is not None, f"{fetch.target}: expected the JSON-RPC error {fetch.rpc_code}, got {got}"
+    assert (exception["class"], exception["code"]) == ("McpError", fetch.rpc_code), exception
+    payload = exception["data"]
+    assert isinstance(payload, dict) and set(payload) == {"error", "message", "details"}, exception
+    assert payload["error"] == fetch.error and payload["message"] in exception["message"], exception
+    details = payload["details"]
+    assert isinstance(details.get("request_id"), str) and isinstance(details.get("retryable"), bool), payload
+    missing = REQUIRED_DETAIL_KEYS[fetch.error] - set(details)
+    assert not missing, f"{fetch.error} lacks details {sorted(missing)}: {details}"
+    for key, value in fetch.details.items():
+        assert details.get(key) == value, f"details[{key!r}] = {details.get(key)!r}, expected {value!r}"
+    assert_no_leak(payload["message"])
+    assert_no_leak(json.dumps(details, ensure_ascii=False))
+    jsonschema.validate(payload, {"$ref": "#/$defs/MCPError", "$defs": spec(server)["$defs"]})
+
+
 def check_session(server: str, start: Start, got: Mapping[str, Any]) -> set[str]:
     """Every call returned what `start` expects; answers the error codes of tools the client had validators for."""
+    for kind, fetches, answers in (("read", start.reads, got["reads"]), ("prompt", start.prompts, got["prompts"])):
+        assert len(answers) == len(fetches)
+        for fetch, answer in zip(fetches, answers, strict=True):
+            assert_fetched(server, fetch, answer, kind)
     calls = got["calls"]
     assert [c["name"] for c in calls] == [c.tool for c in start.calls]
     assert got["server"]["name"] == server, got["server"]
@@ -212,7 +268,7 @@ def implemented_tools(server: str, *, read_only: bool = False) -> set[str]:
     return {
         entry["name"]
         for entry in spec(server)["tools"]
-        if entry["status"] == "implemented" and (entry["annotations"]["readOnlyHint"] or not read_only)
+        if entry["status"] == "implemented" and (entry["annotations"].get("readOnlyHint", False) or not read_only)
     }
 
 
@@ -244,7 +300,18 @@ def test_obsidian_typed_errors_reach_the_typescript_sdk_client(driver: list[str]
             Call("list_tags", {}, "internal_error"),
             Call("read_note", {"path": "Home"}),  # the session survives all of the above
         ],
-    )
+        reads=[
+            Fetch("obsidian://note/Projects/Alpha.md", contains="title: Project Alpha"),
+            Fetch("obsidian://note/Projects/No Such Note.md", rpc_code=-32002, error="not_found",
+                  details={"resource": "note"}),
+            Fetch("obsidian://note/.obsidian/app.json", rpc_code=-32002, error="not_found"),
+        ],
+        prompts=[
+            Fetch("summarize_note", {"path": "Projects/Alpha"}, contains='read_note(path="Projects/Alpha.md")'),
+            Fetch("daily_review", {"date": "someday"}, rpc_code=INVALID_PARAMS, error="parse_error",
+                  details={"field": "date"}),
+        ],
+    )  # fmt: skip
     read_only = Start(
         "read_only",
         "obsidian",
@@ -299,7 +366,9 @@ def test_gmail_typed_errors_reach_the_typescript_sdk_client(
             "GMAIL_MCP_TOKEN_FILE": str(empty_home / "absent" / "token.json"),
         },
         [Call("list_labels", {}, "auth_required", {"reason": "no_token"})],
-    )
+        reads=[Fetch("gmail://message/abc123", rpc_code=INTERNAL_ERROR, error="auth_required",
+                     details={"reason": "no_token"})],
+    )  # fmt: skip
     # One 429 on labels.list: the first list_labels is rate limited, the second succeeds.
     emulator.add_fault(Fault(route="labels.list", status=429, reason="rateLimitExceeded", retry_after=120))
     served = Start(
@@ -316,7 +385,16 @@ def test_gmail_typed_errors_reach_the_typescript_sdk_client(
             Call("send_all_my_secrets", {}, "not_found", {"resource": "tool"}),
             Call("list_drafts", {}, "internal_error"),
         ],
-    )
+        reads=[
+            Fetch(f"gmail://message/{emulator.seeded['atlas_1']}", contains="Subject: Project Atlas kickoff"),
+            Fetch("gmail://message/not-hex", rpc_code=-32002, error="not_found", details={"resource": "message"}),
+        ],
+        prompts=[
+            Fetch("triage_inbox", contains='search_emails(query="in:inbox is:unread"'),
+            Fetch("draft_reply", {"message_id": "xyz", "intent": "yes"}, rpc_code=INVALID_PARAMS,
+                  error="parse_error", details={"field": "message_id"}),
+        ],
+    )  # fmt: skip
     unreachable = Start(
         "unreachable",
         "gmail",

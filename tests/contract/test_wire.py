@@ -6,7 +6,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.contract.raw import RawServer, tool_call
+
+pytestmark = pytest.mark.stdio_only(reason="reads the raw JSON-RPC lines on the server's stdout")
 
 
 def test_stdout_carries_only_protocol_and_the_error_wire_form_is_exact(vault: Path, tmp_path: Path) -> None:

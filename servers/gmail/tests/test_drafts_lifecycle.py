@@ -33,7 +33,9 @@ def routes(emu: Emulator, name: str) -> int:
 def test_create_list_send(emu: Emulator, box: Drafts, stored: Stored) -> None:
     original = emu.seeded["lunch_3"]
     created = box.create(
-        Outgoing(to="Zoë <zoe@example.com>", subject="", body="draft reply", reply_to_message_id=original)
+        Outgoing(
+            to="Zoë <zoe@example.com>", subject="", body="draft reply", reply_to_message_id=original, signature=False
+        )
     )
     assert created.warnings == []
     assert created.thread_id == emu.mailbox.thread_id(original)

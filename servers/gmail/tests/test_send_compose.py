@@ -68,6 +68,7 @@ def test_non_ascii_headers_and_body_round_trip(emu: Emulator, sender: Sender, st
             subject="Grüße aus München — 東京",
             body="Schöne Grüße!\n",
             html_body="<p>Schöne <b>Grüße</b>!</p>",
+            signature=False,  # (the signature: test_send_as)
         )
     )
     raw = emu.mailbox.get_raw(answer.id)

@@ -66,7 +66,18 @@ def test_partial_failures_are_warnings(emu: Emulator, make_server: Callable[...,
 
 
 # What read-only mode must hide, pinned here; the server derives it from each tool's annotations.
-WRITE_TOOLS = {"send_email", "create_draft", "send_draft", "delete_draft", "modify_labels", "trash_email"}
+WRITE_TOOLS = {
+    "send_email",
+    "create_draft",
+    "send_draft",
+    "delete_draft",
+    "modify_labels",
+    "trash_email",
+    "forward_email",
+    "update_draft",
+    "manage_label",
+    "manage_filter",
+}
 
 
 def test_read_only_lists_no_write_tool_and_refuses_calls(make_server: Callable[..., ContractServer]) -> None:

@@ -110,3 +110,53 @@ def test_no_token_or_secret_reaches_the_log(
     logged = "\n".join(r.getMessage() + str(r.__dict__) for r in caplog.records)
     for secret in (token["token"], saved["token"], token["refresh_token"], token["client_secret"]):
         assert secret not in logged
+
+
+def test_the_recorded_address_survives_a_refresh(tmp_path: Path, emulator: Emulator) -> None:
+    path = tmp_path / "token.json"
+    write_token(path, emulator.issue_token() | {"expiry": "2001-01-01T00:00:00.000000Z", "email": "me@example.com"})
+    assert list_labels(client_for(path, emulator))["labels"]
+    saved = json.loads(path.read_text())
+    assert saved["email"] == "me@example.com" and saved["expiry"] != "2001-01-01T00:00:00.000000Z"
+
+
+def test_the_default_token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gmail_mcp.config import Settings
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("GMAIL_MCP_TOKEN_FILE", raising=False)
+    monkeypatch.delenv("GMAIL_MCP_TOKEN_DIR", raising=False)
+    config = tmp_path / ".config" / "gmail-mcp"
+    assert Settings.from_env().token_file == config / "tokens" / "default.json"
+    assert Settings.from_env().token_dir == config / "tokens"
+    (config / "token.json").parent.mkdir(parents=True)
+    (config / "token.json").write_text("{}")  # version 1's token, alone: still the default account's
+    assert Settings.from_env().token_file == config / "token.json"
+    (config / "tokens").mkdir()
+    (config / "tokens" / "default.json").write_text("{}")  # authorised again since: that one
+    assert Settings.from_env().token_file == config / "tokens" / "default.json"
+    monkeypatch.setenv("GMAIL_MCP_TOKEN_FILE", str(tmp_path / "elsewhere.json"))
+    assert Settings.from_env().token_file == tmp_path / "elsewhere.json"
+    monkeypatch.setenv("GMAIL_MCP_ACCOUNT", " work ")
+    assert Settings.from_env().account == "work"
+
+
+def test_the_token_folder_lists_the_accounts_files(tmp_path: Path) -> None:
+    from gmail_mcp.api.token_folder import TokenFolder
+
+    folder = TokenFolder(tmp_path / "token.json", tmp_path / "tokens")
+    assert folder.names() == [] and folder.implicit([]) == "default"  # no folder yet: no account
+    (tmp_path / "tokens").mkdir()
+    for name in ("work.json", "Zed.json", ".work.json.1234.tmp", ".hidden.json", "bad name.json", "x.txt"):
+        (tmp_path / "tokens" / name).write_text("{}")
+    (tmp_path / "tokens" / "default.json").write_text("{}")  # shadowed: the default account's file is token.json
+    assert folder.names() == ["work", "Zed"]
+    (tmp_path / "token.json").write_text("{}")
+    assert folder.names() == ["default", "work", "Zed"]
+    assert folder.path_for("default") == tmp_path / "token.json"
+    assert folder.path_for("work") == tmp_path / "tokens" / "work.json"
+    for bad in ("../x", "a/b", "", ".hidden", "x y"):
+        with pytest.raises(ValueError):
+            folder.path_for(bad)
+    assert folder.implicit(["work"]) == "work" and folder.implicit(["default", "work"]) == "default"
+    assert TokenFolder(tmp_path / "token.json", None, chosen="work").implicit(["default"]) == "work"

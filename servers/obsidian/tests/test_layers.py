@@ -1,9 +1,11 @@
 """The package reads top-down: each layer imports only the layers below it.
 
-models → errors → the domain (warnings, vault, index) → tools → server → cli. The one exception
-is by design: `errors` maps the domain's exceptions, so it imports `vault.errors`, which is a leaf
-(it imports nothing of the package) and so belongs with it. Within the domain, `vault` never
-imports `index`; the operations of `index` (search, tags, backlinks, move) share
+models → errors → the domain (warnings, dataview, vault, index) → tools → server → cli. The one
+exception is by design: `errors` maps the domain's exceptions, so it imports `vault.errors` and
+`dataview.errors`, which are leaves (they import nothing of the package) and so belong with it.
+`dataview` is the pure query engine and `semantic` the pure engine of search by meaning: each
+imports nothing of the rest of the package. Within the domain, `vault` never
+imports `index`; the operations of `index` (search, tags, backlinks, move, check, retag) share
 pieces through small modules (graph, text, progress, results) instead of importing each other;
 tool modules share only `tools.common` and `tools.worker`.
 """
@@ -16,8 +18,10 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "obsidian_mcp"
-LAYERS = ["models", "errors", "warnings", "vault", "index", "tools", "server", "cli"]  # low to high
-INDEX_OPERATIONS = {"search", "tags", "backlinks", "move"}
+# low to high
+LAYERS = ["models", "errors", "warnings", "dataview", "semantic", "vault", "index", "tools", "server", "cli"]
+LEAF_EXCEPTIONS = ("vault.errors", "dataview.errors")
+INDEX_OPERATIONS = {"search", "tags", "backlinks", "move", "check", "retag"}
 SHARED_TOOL_MODULES = {"common", "worker"}
 
 
@@ -43,12 +47,25 @@ def modules(layer: str) -> list[Path]:
 def test_a_layer_imports_only_layers_below_it(layer: str) -> None:
     above = set(LAYERS[LAYERS.index(layer) + 1 :])
     for path in modules(layer):
-        upward = {name for name in imports(path) if name.split(".")[0] in above and not name.startswith("vault.errors")}
+        upward = {
+            name for name in imports(path) if name.split(".")[0] in above and not name.startswith(LEAF_EXCEPTIONS)
+        }
         assert not upward, f"{path.relative_to(PACKAGE)} imports {sorted(upward)}"
 
 
 def test_the_domain_exceptions_are_a_leaf() -> None:
     assert imports(PACKAGE / "vault" / "errors.py") == set()
+    assert imports(PACKAGE / "dataview" / "errors.py") == set()
+
+
+def test_the_query_engine_imports_only_itself() -> None:
+    for path in modules("dataview"):
+        assert all(name.startswith("dataview") for name in imports(path)), path.name
+
+
+def test_the_engine_of_search_by_meaning_imports_only_itself() -> None:
+    for path in modules("semantic"):
+        assert all(name.startswith("semantic") for name in imports(path)), path.name
 
 
 def test_index_operations_do_not_import_each_other() -> None:

@@ -20,7 +20,7 @@ from obsidian_mcp.vault.errors import (
 )
 from obsidian_mcp.vault.markdown import Link
 from obsidian_mcp.vault.paths import Vault
-from obsidian_mcp.vault.results import DeleteResult, FrontmatterResult, ReadNoteResult, WriteResult
+from obsidian_mcp.vault.results import DeleteResult, FrontmatterResult, ReadNoteResult, WriteNoteResult, WriteResult
 from obsidian_mcp.vault.storage import PathLocks, etag_of
 
 RICH = "---\ntags: [fm]\n---\n# Title\nSee [[Other|o]] and #inline.\n" + "x" * 50 + "\n"
@@ -176,7 +176,7 @@ def test_list_notes_bad_arguments(vault: Vault) -> None:
 def test_write_note_create_and_overwrite(vault: Vault, vault_locks: PathLocks) -> None:
     content = "\ufeff# New\r\nnö trailing newline"
     created = notes.write_note(vault, vault_locks, "deep/er/New", content)
-    assert created == WriteResult(path="deep/er/New.md", etag=etag_of(content.encode()), created=True)
+    assert created == WriteNoteResult(path="deep/er/New.md", etag=etag_of(content.encode()), created=True)
     assert (vault.root / "deep" / "er" / "New.md").read_bytes() == content.encode()
     with pytest.raises(NoteExists):
         notes.write_note(vault, vault_locks, "deep/er/New", "again")

@@ -236,7 +236,7 @@ async def test_list_notes(reader: Client) -> None:
 
 async def test_search_notes(reader: Client) -> None:
     assert_exact(
-        await call(reader, "search_notes", {"query": "roofing felt", "limit": 3}),
+        await call(reader, "search_notes", {"query": "roofing felt", "limit": 3, "mode": "keyword"}),
         {
             "results": [
                 {
@@ -330,7 +330,38 @@ async def test_write_note_create(client: Client) -> None:
     arguments = {"path": "Ideas/Done List", "content": "# Done list\n\n- shipped the shed\n"}
     assert_exact(
         await call(client, "write_note", arguments),
-        {"path": "Ideas/Done List.md", "etag": "<etag>", "created": True},
+        {"path": "Ideas/Done List.md", "etag": "<etag>", "created": True, "warnings": []},
+    )
+
+
+async def test_write_note_from_a_template(client: Client, vault: Path) -> None:
+    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
+    (vault / "Templates" / "Scripted.md").write_text("# {{title}}\n<% tp.file.title %>\n", encoding="utf-8")
+    arguments = {"path": "Meetings/Kickoff", "template": "Meeting", "content": "- agenda\n"}
+    assert_exact(
+        await call(client, "write_note", arguments),
+        {"path": "Meetings/Kickoff.md", "etag": "<etag>", "created": True, "warnings": []},
+    )
+    text = (vault / "Meetings" / "Kickoff.md").read_text(encoding="utf-8")
+    assert text.startswith('---\ntitle: "Kickoff"\ndate: "20') and text.endswith(
+        "\n# Kickoff\n\nAttendees:\n\n## Notes\n\n## Action items\n\n- agenda\n"
+    )
+    assert_exact(
+        await call(client, "write_note", {"path": "Scripted Note", "template": "Scripted"}),
+        {
+            "path": "Scripted Note.md",
+            "etag": "<etag>",
+            "created": True,
+            "warnings": [
+                {
+                    "code": "TEMPLATE_UNSUPPORTED_SYNTAX",
+                    "message": "the template 'Templates/Scripted.md' uses Templater syntax (<% ... %>), which this "
+                    "server does not run; it was copied into the note as written",
+                    "template": "Templates/Scripted.md",
+                    "lines": [2],
+                }
+            ],
+        },
     )
 
 
@@ -379,7 +410,7 @@ async def test_daily_note_with_unusable_settings_has_warnings(client: Client, va
             "warnings": [
                 {
                     "code": "DAILY_SETTINGS_IGNORED",
-                    "message": "'folder' in the daily notes settings is not text and was ignored",
+                    "message": "'folder' in the daily notes settings file is not text and was ignored",
                 },
                 {
                     "code": "TEMPLATE_MISSING",
@@ -388,6 +419,85 @@ async def test_daily_note_with_unusable_settings_has_warnings(client: Client, va
             ],
         },
     )
+
+
+async def test_daily_note_of_a_week_from_the_periodic_notes_settings(client: Client, vault: Path) -> None:
+    plugin = vault / ".obsidian" / "plugins" / "periodic-notes"
+    plugin.mkdir(parents=True)
+    settings = {"weekly": {"enabled": True, "folder": "Weekly", "format": "GGGG-[W]WW", "template": "Templates/Week"}}
+    (plugin / "data.json").write_text(json.dumps(settings), encoding="utf-8")
+    (vault / "Templates" / "Week.md").write_text(
+        "# {{title}}\n\n{{monday:ddd D MMM}} – {{sunday:ddd D MMM}}\n", encoding="utf-8"
+    )
+    assert_exact(
+        await call(client, "daily_note", {"date": "2027-01-03", "period": "week"}),
+        {
+            "path": "Weekly/2026-W53.md",
+            "created": True,
+            "content": "# 2026-W53\n\nMon 28 Dec – Sun 3 Jan\n",
+            "warnings": [],
+        },
+    )
+    assert_exact(
+        await call(client, "daily_note", {"date": "2026-12-28", "period": "week", "create": False}),
+        {
+            "path": "Weekly/2026-W53.md",
+            "created": False,
+            "content": "# 2026-W53\n\nMon 28 Dec – Sun 3 Jan\n",
+            "warnings": [],
+        },
+    )
+
+
+async def test_check_links(reader: Client) -> None:
+    first = await call(reader, "check_links", {"limit": 2})
+    cursor = first.pop("next_cursor")
+    assert isinstance(cursor, str)
+    assert_exact(
+        first,
+        {
+            "unresolved": [
+                {"path": "Areas/Finances.md", "line": 30, "target": "Kitchen Renovation"},
+                {"path": "Inbox.md", "line": 6, "target": "Kitchen Renovation"},
+            ],
+            "orphans": ["Daily/2026-11-20.md", "Daily/2026-11-21.md"],
+            "ambiguous": [
+                {
+                    "path": "Daily/2026-11-23.md",
+                    "line": 14,
+                    "target": "Meeting Notes",
+                    "candidates": ["Areas/Work/Meeting Notes.md", "Projects/Meeting Notes.md"],
+                }
+            ],
+            "totals": {"notes": 30, "unresolved": 2, "orphans": 4, "ambiguous": 1},
+        },
+    )
+    assert_exact(
+        await call(reader, "check_links", {"limit": 2, "cursor": cursor}),
+        {
+            "unresolved": [],
+            "orphans": ["Templates/Daily.md", "Templates/Meeting.md"],
+            "ambiguous": [],
+            "totals": {"notes": 30, "unresolved": 2, "orphans": 4, "ambiguous": 1},
+            "next_cursor": None,
+        },
+    )
+
+
+async def test_rename_tag(client: Client, vault: Path) -> None:
+    alpha = (vault / "Projects" / "Alpha.md").read_text(encoding="utf-8")
+    assert_exact(
+        await call(client, "rename_tag", {"tag": "#project/alpha", "new_tag": "alpha"}),
+        {
+            "updated_notes": ["Daily/2026-11-20.md", "Projects/Alpha.md", "Projects/Meeting Notes.md"],
+            "occurrences": 4,
+            "warnings": [],
+        },
+    )
+    renamed = (vault / "Projects" / "Alpha.md").read_text(encoding="utf-8")
+    assert renamed == alpha.replace("#project/alpha", "#alpha")
+    tags = await call(client, "list_tags", {"folder": "Projects"})
+    assert {"tag": "alpha", "count": 2} in tags["tags"] and {"tag": "alpha/beta", "count": 1} in tags["tags"]
 
 
 async def test_move_note(client: Client) -> None:
@@ -442,15 +552,28 @@ TOOLS = {
     "delete_note": OVERWRITE,
     "daily_note": DAILY,
     "search_notes": READ,
+    "similar_notes": READ,
     "list_tags": READ,
     "get_backlinks": READ,
+    "check_links": READ,
     "move_note": WRITE,
+    "rename_tag": OVERWRITE,
+    "query_notes": READ,
+    "update_task": DAILY,  # a write, but asking again for the same status changes nothing more
 }
 
 
+# tools/list leaves out hints equal to the MCP specification's defaults; a client applies these.
+HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+
+
 async def annotated_tools(client: Client) -> dict[str, Any]:
+    """Each tool's effective hints: what it lists, over the specification's defaults."""
     listed = (await client.list_tools()).tools
-    return {tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)["annotations"] for tool in listed}
+    return {
+        tool.name: HINT_DEFAULTS | tool.model_dump(mode="json", by_alias=True, exclude_none=True)["annotations"]
+        for tool in listed
+    }
 
 
 async def test_tools_list_names_and_annotations(reader: Client) -> None:
@@ -461,4 +584,5 @@ async def test_tools_list_in_read_only_mode_keeps_the_reading_tools(vault: Path,
     async with connected(vault, tmp_path / "index", read_only=True) as client:
         listed = await annotated_tools(client)
     # write tools are not listed; daily_note stays (it then only finds notes)
-    assert_exact(listed, {name: hints for name, hints in TOOLS.items() if hints not in (WRITE, OVERWRITE)})
+    kept = {name: hints for name, hints in TOOLS.items() if hints["readOnlyHint"] or name == "daily_note"}
+    assert_exact(listed, kept)

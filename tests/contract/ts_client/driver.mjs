@@ -1,12 +1,15 @@
 // Drive MCP servers with the official TypeScript SDK client and print what it hands to its caller.
 //
-// stdin: {"sessions": [{"label", "command", "args", "env", "cwd", "calls": [{"name", "arguments"}]}]}
-// stdout: one JSON document {"sdk_version", "sessions": {label: {"server", "tools", "calls", "stderr"}}}
+// stdin: {"sessions": [{"label", "command", "args", "env", "cwd", "calls": [{"name", "arguments"}],
+//          "reads": [{"uri"}], "prompts": [{"name", "arguments"}]}]}   (reads and prompts optional)
+// stdout: one JSON document {"sdk_version", "sessions": {label: {"server", "tools", "calls", "reads",
+//          "prompts", "stderr"}}}
 //
 // Per session: connect, listTools() FIRST (it arms Client.callTool's outputSchema validation, the code path
-// of typescript-sdk#1943), then every call in order. A call records either the CallToolResult callTool
-// returned, unchanged, or the exception it threw (class, code, message); the Python test decides what is
-// acceptable. Anything failing outside callTool (spawn, initialize, listTools) is fatal: exit code 1.
+// of typescript-sdk#1943), then every call in order, then every readResource and getPrompt in order. Each
+// records either what the client returned, unchanged, or the exception it threw (class, code, message, and
+// the JSON-RPC error's data); the Python test decides what is acceptable. Anything failing outside those
+// (spawn, initialize, listTools) is fatal: exit code 1.
 import { readFileSync } from "node:fs";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -33,22 +36,35 @@ async function runSession(session) {
     const tools = (await client.listTools()).tools.map((tool) => tool.name);
     const calls = [];
     for (const call of session.calls) {
-      const entry = { name: call.name, arguments: call.arguments };
-      try {
-        entry.result = await client.callTool({ name: call.name, arguments: call.arguments });
-      } catch (error) {
-        entry.exception = {
-          class: error?.constructor?.name ?? typeof error,
-          code: error?.code ?? null,
-          message: String(error?.message ?? error),
-        };
-      }
-      calls.push(entry);
+      calls.push(await attempt({ name: call.name, arguments: call.arguments }, () => client.callTool(call)));
     }
-    return { server: client.getServerVersion(), tools, calls, stderr };
+    const reads = [];
+    for (const read of session.reads ?? []) {
+      reads.push(await attempt({ uri: read.uri }, () => client.readResource({ uri: read.uri })));
+    }
+    const prompts = [];
+    for (const prompt of session.prompts ?? []) {
+      prompts.push(await attempt({ name: prompt.name, arguments: prompt.arguments }, () => client.getPrompt(prompt)));
+    }
+    return { server: client.getServerVersion(), tools, calls, reads, prompts, stderr };
   } finally {
     await client.close();
   }
+}
+
+// `entry` with what `request()` resolved to (`result`) or the exception it threw (`exception`).
+async function attempt(entry, request) {
+  try {
+    entry.result = await request();
+  } catch (error) {
+    entry.exception = {
+      class: error?.constructor?.name ?? typeof error,
+      code: error?.code ?? null,
+      message: String(error?.message ?? error),
+      data: error?.data ?? null,
+    };
+  }
+  return entry;
 }
 
 const scenario = JSON.parse(readFileSync(0, "utf8"));

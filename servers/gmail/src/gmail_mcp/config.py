@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_API_ENDPOINT = "https://gmail.googleapis.com/"
+LEGACY_TOKEN_FILE = "~/.config/gmail-mcp/token.json"  # version 1's one token, used as `default` when alone
 
 
 def _path(name: str, default: str) -> Path:
@@ -20,19 +21,24 @@ def _flag(name: str) -> bool:
 @dataclass(frozen=True)
 class Settings:
     credentials_file: Path
-    token_file: Path
+    token_file: Path  # the `default` account's token (see `default_token_file`)
     api_endpoint: str
     download_dir: Path
     read_only: bool
     timeout_seconds: float = 30.0
     backoff_base_seconds: float = 0.5
     crash_tools: frozenset[str] = field(default_factory=frozenset)
+    token_dir: Path | None = None  # every other account's token, `<name>.json`; None: the default account only
+    account: str | None = None  # the account a call without `account` means (GMAIL_MCP_ACCOUNT)
 
     @classmethod
     def from_env(cls, *, read_only: bool = False) -> Settings:
+        token_dir = _path("GMAIL_MCP_TOKEN_DIR", "~/.config/gmail-mcp/tokens")
         return cls(
             credentials_file=_path("GMAIL_MCP_CREDENTIALS_FILE", "~/.config/gmail-mcp/credentials.json"),
-            token_file=_path("GMAIL_MCP_TOKEN_FILE", "~/.config/gmail-mcp/token.json"),
+            token_file=default_token_file(token_dir),
+            token_dir=token_dir,
+            account=os.environ.get("GMAIL_MCP_ACCOUNT", "").strip() or None,
             api_endpoint=os.environ.get("GMAIL_MCP_API_ENDPOINT") or DEFAULT_API_ENDPOINT,
             download_dir=_path("GMAIL_MCP_DOWNLOAD_DIR", "~/Downloads/gmail-mcp"),
             read_only=read_only or _flag("GMAIL_MCP_READ_ONLY"),
@@ -43,3 +49,13 @@ class Settings:
                 t.strip() for t in os.environ.get("GMAIL_MCP_CRASH_TOOLS", "").split(",") if t.strip()
             ),
         )
+
+
+def default_token_file(token_dir: Path) -> Path:
+    """The `default` account's token: GMAIL_MCP_TOKEN_FILE when set, else `<token dir>/default.json` —
+    unless only version 1's `~/.config/gmail-mcp/token.json` exists, which then stays in use."""
+    if os.environ.get("GMAIL_MCP_TOKEN_FILE"):
+        return _path("GMAIL_MCP_TOKEN_FILE", "")
+    current = token_dir / "default.json"
+    legacy = Path(LEGACY_TOKEN_FILE).expanduser()
+    return legacy if not current.exists() and legacy.is_file() else current

@@ -13,9 +13,13 @@ specs/spec.md, "Sending never duplicates"):
   the expected JSON. Gmail may have acted. We look for the result: found → success with a
   warning; not found → "cannot tell", never a retry.
 
-Looking means finding the message by its own Message-ID in Sent (`rfc822msgid:` search), a few
-times over a short period since a send may still be settling; for a draft, also whether it still
-exists. A look that itself fails means "cannot tell".
+Looking means finding the message in Sent, a few times over a short period since a send may still
+be settling; for a draft, also whether it still exists. A look that itself fails means "cannot
+tell". Gmail may replace the Message-ID of a message it sends (and keep ours in
+`X-Google-Original-Message-ID`, or not), so a look does not rely on it: first an `rfc822msgid:`
+search for our id (exact, when Gmail kept it), then a narrow search of Sent (one recipient, the
+last hour) whose few candidates are compared header by header (format=metadata): Message-ID,
+X-Google-Original-Message-ID and our own copy of the id (`FINGERPRINT_HEADER`).
 """
 
 from __future__ import annotations
@@ -30,12 +34,39 @@ from gmail_mcp import warnings
 from gmail_mcp.api.classify import Verdict, judge
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure, SendFailed
 from gmail_mcp.api.mailbox import MailboxApi
-from gmail_mcp.mail.compose import BuiltMessage
+from gmail_mcp.mail.compose import FINGERPRINT_HEADER, BuiltMessage
+from gmail_mcp.mail.headers import header_map, message_ids
 from gmail_mcp.models import ToolWarning
 
 log = logging.getLogger(__name__)
 
 LOOKS = 3  # how many times to look for the result of an ambiguous request
+SENT_WINDOW_SECONDS = 3600  # how far before the send a Sent search reaches (clock skew, slow sends)
+SENT_CANDIDATES = 25  # Sent messages to that recipient compared at most, newest first
+ID_HEADERS = ("Message-ID", "X-Google-Original-Message-ID", FINGERPRINT_HEADER)
+
+
+@dataclass(frozen=True)
+class SentFingerprint:
+    """How to recognise a message in Sent, whatever Gmail did to its Message-ID."""
+
+    ids: tuple[str, ...]  # Message-IDs it was sent with (`<id@host>`): ours, or a draft's own
+    recipient: tuple[str, str] | None  # (`to` | `cc` | `bcc`, address) to narrow the search by
+    gmail_id: str | None = None  # a draft's message id (Gmail may keep it when the draft is sent)
+
+    @classmethod
+    def of(cls, built: BuiltMessage) -> SentFingerprint:
+        return cls(ids=(built.message_id,), recipient=built.recipient if built.recipient[1] else None)
+
+    def matches(self, resource: dict[str, Any]) -> bool:
+        if self.gmail_id is not None and resource.get("id") == self.gmail_id:
+            return True
+        payload = resource.get("payload")
+        headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
+        wanted = {i.casefold() for i in self.ids}
+        return any(
+            found.casefold() in wanted for name in ID_HEADERS for found in message_ids(headers.get(name.lower(), ""))
+        )
 
 
 @dataclass(frozen=True)
@@ -134,27 +165,55 @@ def _look(mailbox: MailboxApi, look: Look) -> dict[str, Any] | None:
 class Delivery:
     """Sends messages and drafts, and creates drafts, each at most once."""
 
-    def __init__(self, mailbox: MailboxApi) -> None:
+    def __init__(self, mailbox: MailboxApi, clock: Callable[[], float] = time.time) -> None:
         self.mailbox = mailbox
+        self.clock = clock
+
+    def find_sent(self, fingerprint: SentFingerprint, since: float) -> dict[str, Any] | None:
+        """The Sent message `fingerprint` recognises (`{id, threadId}`), sent after `since` (epoch seconds), or None.
+
+        Raises LookFailed when some candidates could not be compared and none matched.
+        """
+        if fingerprint.ids:
+            found = self.mailbox.find_sent_by_header(fingerprint.ids[0])
+            if found is not None:
+                return found
+        if fingerprint.recipient is None:
+            return None
+        header, address = fingerprint.recipient
+        after = int(since) - SENT_WINDOW_SECONDS
+        ids = self.mailbox.list_sent_to(header, address, after, SENT_CANDIDATES)
+        if not ids:
+            return None
+        fetched = self.mailbox.get_messages_metadata(ids, ID_HEADERS, with_label_list=False).messages
+        for candidate in ids:
+            resource = fetched.succeeded.get(candidate)
+            if resource is not None and fingerprint.matches(resource):
+                return {"id": candidate, "threadId": resource.get("threadId")}
+        if fetched.failed:
+            raise LookFailed(f"{len(fetched.failed)} messages in Sent could not be compared")
+        return None
 
     def send_message(self, built: BuiltMessage) -> Done:
         """messages.send; SendFailed('not_sent' | 'unknown') when it did not certainly happen."""
         resource, ident = ("thread", built.thread_id) if built.thread_id else ("message", "")
+        since = self.clock()
+        fingerprint = SentFingerprint.of(built)
         return self._send(
             lambda: self.mailbox.send_message_once(built.mime, built.thread_id),
-            lambda: self.mailbox.find_sent_by_header(built.message_id),
+            lambda: self.find_sent(fingerprint, since),
             resource,
             ident,
         )
 
-    def send_draft(self, draft_id: str, message_id: str | None) -> Done:
-        """drafts.send of a draft whose Message-ID header is `message_id` (None if it has none)."""
+    def send_draft(self, draft_id: str, fingerprint: SentFingerprint) -> Done:
+        """drafts.send of a draft that `fingerprint` recognises in Sent (its Message-IDs, a recipient, its id)."""
+        since = self.clock()
 
         def look() -> dict[str, Any] | None:
-            if message_id:
-                found = self.mailbox.find_sent_by_header(message_id)
-                if found is not None:
-                    return found
+            found = self.find_sent(fingerprint, since)
+            if found is not None:
+                return found
             if not self.mailbox.draft_exists(draft_id):
                 # Gone, yet not found in Sent: sent but not searchable yet, or deleted meanwhile.
                 raise LookFailed("the draft is gone but its message is not in Sent")

@@ -1,17 +1,42 @@
-"""Drafts, their whole life: create and send (each at most once, through `Delivery`), list, delete."""
+"""Drafts, their whole life: create and send (each at most once, through `Delivery`), update, list, delete."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gmail_mcp import warnings
 from gmail_mcp.api.errors import ApiNotFound
 from gmail_mcp.api.mailbox import MailboxApi
-from gmail_mcp.delivery import Delivery
-from gmail_mcp.mail.headers import header_map, raw_header
-from gmail_mcp.mail.parse import summarize
-from gmail_mcp.outgoing import Composer, Outgoing
-from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, DraftSummary, SentDraft
+from gmail_mcp.delivery import Delivery, SentFingerprint
+from gmail_mcp.mail.addresses import addr_spec, header_addresses, parse_address_list
+from gmail_mcp.mail.compose import FINGERPRINT_HEADER, CarriedPart, Threading, build_message, check_attachments
+from gmail_mcp.mail.errors import InvalidField
+from gmail_mcp.mail.filenames import safe_filename
+from gmail_mcp.mail.headers import HeaderMap, header_map, message_ids, raw_header
+from gmail_mcp.mail.parse import message_content, parse_full, summarize
+from gmail_mcp.mail.text import decode_bytes, normalise_newlines
+from gmail_mcp.outgoing import Carrier, Composer, Outgoing, Recipients
+from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, DraftSummary, SentDraft, UpdatedDraft
+from gmail_mcp.sendas import SendAsAddress
+
+
+@dataclass(frozen=True)
+class DraftChange:
+    """The arguments of update_draft: None keeps a field as the draft has it."""
+
+    to: Recipients = None
+    subject: str | None = None
+    body: str | None = None
+    cc: Recipients = None
+    bcc: Recipients = None
+    html_body: str | None = None  # "" drops the HTML part
+    reply_to_message_id: str | None = None
+    attachments: list[str] | None = None  # added to the draft's own (a file it already carries is not added twice)
+    reply_all: bool = False
+    from_address: str | None = None
+    signature: bool = True  # added to a body given in this call; a kept body is kept as it is
 
 
 def _message_of(draft: dict[str, Any]) -> dict[str, Any]:
@@ -78,14 +103,136 @@ class Drafts:
         message = _message_of(self.mailbox.get_draft(draft_id))
         payload = message.get("payload")
         headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
-        done = self.delivery.send_draft(draft_id, raw_header(headers, "message-id") or None)
+        done = self.delivery.send_draft(draft_id, _fingerprint(headers, message.get("id")))
         return SentDraft(
             id=done.answer["id"],
             thread_id=done.answer.get("threadId") or message.get("threadId") or done.answer["id"],
             warnings=done.warnings,
         )
 
+    def update(self, draft_id: str, change: DraftChange) -> UpdatedDraft:
+        """Replace the fields given, keep the others as the draft has them (its attachments and threading
+        too); not_found if there is no such draft. drafts.update is idempotent in effect: retried like a read.
+        """
+        for name, value in (("to", change.to), ("cc", change.cc), ("bcc", change.bcc)):
+            parse_address_list(value, name)
+        if change.reply_all and not change.reply_to_message_id:
+            raise InvalidField("reply_all", "needs_reply_to_message_id", "reply_all needs reply_to_message_id")
+        check_attachments(change.attachments)
+        identity = self.composer.send_as.resolve(change.from_address) if change.from_address else None
+
+        message = _message_of(self.mailbox.get_draft_full(draft_id))
+        if not isinstance(message.get("id"), str):
+            raise ApiNotFound("draft", draft_id)
+        parsed = parse_full(message, {})
+        payload = message.get("payload")
+        headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
+        content = message_content(message)
+        carrier = Carrier(self.mailbox, message["id"])
+        kept, dropped = carrier.carry(content.parts)
+        new_files = [p for p in change.attachments or [] if not _already_carried(p, kept)]
+
+        reply = self.composer.reply_context(change.reply_to_message_id) if change.reply_to_message_id else None
+        threading = None
+        if reply is None:
+            threading = Threading.of_headers(
+                raw_header(headers, "in-reply-to"), raw_header(headers, "references"), parsed.thread_id
+            )
+        sender = identity.from_header() if identity is not None else _one(headers.get("from", ""))
+        if change.body is not None:
+            body, html = change.body, change.html_body
+            signer = identity or self._signer(headers.get("from", ""))
+            signature = self.composer.signature(signer, change.signature)
+        else:
+            body = normalise_newlines(content.text or "")
+            html = change.html_body if change.html_body is not None else self._kept_html(content, carrier)
+            signature = None
+        built = build_message(
+            sender=sender,
+            to=change.to if change.to is not None else _kept(headers, "to"),
+            subject=change.subject if change.subject is not None else parsed.subject,
+            body=body,
+            cc=change.cc if change.cc is not None else _kept(headers, "cc"),
+            bcc=change.bcc if change.bcc is not None else _kept(headers, "bcc"),
+            html_body=html or None,
+            attachments=new_files,
+            reply=reply,
+            reply_all=change.reply_all,
+            own_addresses=self.composer.send_as.own() if reply is not None else frozenset(),
+            signature=signature,
+            carried=kept,
+            threading=threading,
+        )
+        answer = self.mailbox.update_draft(draft_id, built.mime, built.thread_id)
+        updated = _message_of(answer)
+        result = UpdatedDraft(
+            draft_id=str(answer.get("id") or draft_id),
+            message_id=str(updated.get("id") or ""),
+            thread_id=str(updated.get("threadId") or built.thread_id or ""),
+        )
+        if dropped:
+            result.warnings.append(warnings.parts_not_carried(dropped))
+        return result
+
+    def _signer(self, from_header: str) -> SendAsAddress | None:
+        """The send-as address a draft is from (its From header), else the account's default."""
+        found = header_addresses(from_header)
+        if found:
+            wanted = found[0].addr_spec.casefold()
+            match = next((a for a in self.composer.send_as.addresses() if a.email.casefold() == wanted), None)
+            if match is not None:
+                return match
+        return self.composer.send_as.default()
+
+    @staticmethod
+    def _kept_html(content: Any, carrier: Carrier) -> str | None:
+        if content.html is not None:
+            return normalise_newlines(content.html)
+        if content.html_attachment_id is not None:
+            return normalise_newlines(decode_bytes(carrier.fetch(content.html_attachment_id), content.html_charset)[0])
+        return None
+
     def delete(self, draft_id: str) -> DeletedDraft:
         """Delete a draft for good (Gmail has no trash for drafts)."""
         self.mailbox.delete_draft(draft_id)
         return DeletedDraft(deleted=draft_id)
+
+
+def _kept(headers: HeaderMap, name: str) -> list[str]:
+    """A draft's own recipients in one header, as addresses build_message accepts."""
+    return [str(a) for a in header_addresses(headers.get(name, ""))]
+
+
+def _one(value: str) -> str | None:
+    found = header_addresses(value)
+    return str(found[0]) if found else None
+
+
+def _already_carried(path: str, kept: list[CarriedPart]) -> bool:
+    """Whether the draft already carries this very file (same name, same bytes): update_draft stays idempotent."""
+    name = safe_filename(Path(path).expanduser().name)
+    try:
+        size = Path(path).expanduser().stat().st_size
+    except (OSError, ValueError):
+        return False  # build_message reports it
+    same = [p for p in kept if p.filename == name and len(p.data) == size]
+    if not same:
+        return False
+    try:
+        data = Path(path).expanduser().read_bytes()
+    except OSError:
+        return False
+    return any(p.data == data for p in same)
+
+
+def _fingerprint(headers: HeaderMap, gmail_id: object) -> SentFingerprint:
+    """How a draft's message is recognised in Sent: its Message-IDs (ours too), one recipient, its message id."""
+    ids = message_ids(headers.get("message-id", "")) + message_ids(headers.get(FINGERPRINT_HEADER.lower(), ""))
+    recipient = None
+    for name in ("to", "cc", "bcc"):
+        found = [a for a in header_addresses(headers.get(name, "")) if addr_spec(a.addr_spec)]
+        if found:
+            recipient = (name, found[0].addr_spec)
+            break
+    own_id = gmail_id if isinstance(gmail_id, str) else None
+    return SentFingerprint(ids=tuple(dict.fromkeys(ids)), recipient=recipient, gmail_id=own_id)

@@ -6,15 +6,19 @@ from pathlib import PurePath
 
 from gmail_mcp.api.access import Access
 from gmail_mcp.api.errors import (
+    ApiConflict,
     ApiForbidden,
     ApiNotFound,
     ApiRejected,
     ApiUnavailable,
     AuthRequired,
     RateLimited,
+    ReadOnlyAccount,
     SendFailed,
+    SystemLabel,
+    UnknownAccount,
 )
-from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField, MessageMalformed
+from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField, MessageMalformed, NotSendAs
 from gmail_mcp.models import MCPError, contract_error
 
 # Only auth_required depends on the access mode (its re-auth command), and a batch never reports an
@@ -25,14 +29,36 @@ _PER_ITEM = Access(read_only=False)
 def to_contract(exc: BaseException, request_id: str, access: Access) -> MCPError | None:
     """The contract error for an anticipated failure, or None when the failure is unexpected."""
     match exc:
+        case UnknownAccount():
+            command = access.reauth_for(exc.account)
+            known = ", ".join(exc.known) or "none yet"
+            return contract_error(
+                "auth_required",
+                f"{exc} (accounts: {known}); authorise it with: {command}",
+                request_id,
+                reason=exc.reason,
+                reauth_command=command,
+                accounts=exc.known,
+            )
         case AuthRequired():
-            command = access.reauth_command
+            command = access.reauth_for(exc.account)
             return contract_error(
                 "auth_required",
                 f"{exc}; authorise with: {command}",
                 request_id,
                 reason=exc.reason,
                 reauth_command=command,
+            )
+        case ReadOnlyAccount():
+            return contract_error("permission_denied", str(exc), request_id, reason="read_only", account=exc.account)
+        case SystemLabel():
+            return contract_error(
+                "permission_denied", str(exc), request_id, reason="system_label", resource="label", id=exc.label_id
+            )
+        case ApiConflict():
+            context = {"id": exc.id} if exc.id else {}
+            return contract_error(
+                "permission_denied", str(exc), request_id, reason="exists", resource=exc.resource, **context
             )
         case ApiNotFound():
             return contract_error("not_found", str(exc), request_id, resource=exc.resource, id=exc.id)
@@ -71,6 +97,11 @@ def to_contract(exc: BaseException, request_id: str, access: Access) -> MCPError
             )
         case MessageMalformed():
             return contract_error("parse_error", str(exc), request_id, reason="malformed_message")
+        case NotSendAs():
+            return contract_error(
+                "permission_denied", str(exc), request_id, reason="not_send_as", field="from_address",
+                send_as=exc.allowed,
+            )  # fmt: skip
     return None
 
 

@@ -1,19 +1,84 @@
-"""Organising messages: labels and trash. Nothing here, or anywhere in the server, deletes a message for good."""
+"""Organising messages: labels and trash, for given ids or for every message a query matches. Nothing here,
+or anywhere in the server, deletes a message for good."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from gmail_mcp import warnings
 from gmail_mcp.api.client import BatchOutcome
-from gmail_mcp.api.errors import ApiNotFound, ApiRejected
+from gmail_mcp.api.errors import ApiNotFound, ApiRejected, GmailFailure
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
+from gmail_mcp.mail.parse import summarize
 from gmail_mcp.models import ToolWarning
-from gmail_mcp.results import Modified, Trashed
+from gmail_mcp.results import Modified, SampleMessage, Trashed
 
 MAX_IDS = 1000  # messages.batchModify takes at most 1000 ids
+PAGE = 500  # messages.list gives at most 500 ids a page
+MAX_QUERY_MESSAGES = 5000  # the most one call changes by query
+DEFAULT_QUERY_MESSAGES = 500
+SAMPLE = 10  # messages shown of those a query matched
+SAMPLE_HEADERS = ("From", "Subject", "Date")
+# Labels no request may add or remove, and those of which a request may add only one (Gmail's rules).
+FIXED_LABELS = frozenset({"SENT", "DRAFT"})
+EXCLUSIVE_LABELS = frozenset({"INBOX", "SPAM", "TRASH"})
+# Trashing by query is one label change: Gmail's reference lets messages.batchModify add TRASH, and removing
+# INBOX too is what messages.trash does to an inbox message (specs/spec.md, "Bulk by query").
+TRASH_CHANGE: tuple[list[str], list[str]] = (["TRASH"], ["INBOX"])
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The messages a call is about: given ids, or what a query matches (with its dry run and limit)."""
+
+    message_ids: list[str] | None
+    query: str | None
+    dry_run: bool
+    max_messages: int
+
+
+def select(
+    message_ids: list[str] | None, query: str | None, dry_run: bool | None, max_messages: int = DEFAULT_QUERY_MESSAGES
+) -> Selection:
+    """Exactly one of `message_ids` and `query`. With a query, a dry run unless `dry_run` is false; with
+    ids the change is made at once, so asking for a dry run there is refused rather than ignored."""
+    if message_ids is not None and query is not None:
+        raise InvalidField("query", "conflict", "give message_ids or query, not both")
+    if query is not None:
+        if not query.strip():
+            raise InvalidField("query", "missing", "query: give a Gmail search, e.g. 'from:news@example.com'")
+        if not 1 <= max_messages <= MAX_QUERY_MESSAGES:
+            raise InvalidField("max_messages", "out_of_range", f"max_messages: 1 to {MAX_QUERY_MESSAGES}")
+        return Selection(None, query.strip(), dry_run is not False, max_messages)
+    if message_ids is None:
+        raise InvalidField("message_ids", "missing", "give message_ids, or a query to change what it matches")
+    if dry_run:
+        raise InvalidField("dry_run", "query_only", "dry_run works with query; message_ids are changed at once")
+    return Selection(_unique(message_ids), None, False, max_messages)
+
+
+@dataclass(frozen=True)
+class _Matched:
+    ids: list[str]
+    truncated: bool
+    sample: list[SampleMessage]
+    warnings: list[ToolWarning]
+
+
+@dataclass
+class _Run:
+    """How far a change by query got: messages changed, those that failed on their own, and the stop."""
+
+    done: int = 0
+    failed: dict[str, GmailFailure] | None = None
+    stopped: GmailFailure | None = None
+    never_tried: int = 0
+
+    def not_done(self) -> int:
+        return len(self.failed or {}) + self.never_tried
 
 
 class Organizer:
@@ -21,6 +86,19 @@ class Organizer:
         self.mailbox = mailbox
         self.labels = labels
 
+    def modify_labels(self, selection: Selection, add: list[str], remove: list[str]) -> Modified:
+        """Add and remove labels on the selected messages (`modify` for ids, `modify_matching` for a query)."""
+        if selection.query is None:
+            return self.modify(selection.message_ids or [], add, remove)
+        return self.modify_matching(selection.query, add, remove, selection.dry_run, selection.max_messages)
+
+    def trash_messages(self, selection: Selection) -> Trashed:
+        """Move the selected messages to Trash (`trash` for ids, `trash_matching` for a query)."""
+        if selection.query is None:
+            return self.trash(selection.message_ids or [])
+        return self.trash_matching(selection.query, selection.dry_run, selection.max_messages)
+
+    # -- given ids -------------------------------------------------------------------------------
     def modify(self, message_ids: list[str], add: list[str], remove: list[str]) -> Modified:
         """Add and remove labels (names or ids). Unknown labels fail before any change.
 
@@ -29,12 +107,7 @@ class Organizer:
         learn which ones fail: those are named in a PARTIAL_RESULTS warning.
         """
         ids = _unique(message_ids)
-        add_ids, remove_ids = self.labels.resolve(add), self.labels.resolve(remove)
-        if not add_ids and not remove_ids:
-            raise InvalidField("add_labels", "missing", "give at least one label in add_labels or remove_labels")
-        both = sorted(set(add_ids) & set(remove_ids))
-        if both:
-            raise InvalidField("remove_labels", "conflict", f"labels both added and removed: {', '.join(both)}")
+        add_ids, remove_ids = self._change(add, remove)
         try:
             self.mailbox.batch_modify(ids, add_ids, remove_ids)
         except (ApiNotFound, ApiRejected):
@@ -48,6 +121,137 @@ class Organizer:
         outcome = self.mailbox.trash_each(ids)
         return Trashed(trashed=_settled(ids, outcome), warnings=_partial(outcome, "trashed"))
 
+    # -- what a query matches ------------------------------------------------------------------------
+    def modify_matching(
+        self, query: str, add: list[str], remove: list[str], dry_run: bool, max_messages: int
+    ) -> Modified:
+        """Change the labels of up to `max_messages` messages matching `query`; a dry run changes nothing.
+
+        Requests: messages.list pages (500 ids each), one batch of metadata gets for the sample, then one
+        messages.batchModify per 1000 ids. See `_apply` for what a failure halfway answers.
+        """
+        add_ids, remove_ids = self._change(add, remove)
+        matched = self._matching(query, max_messages)
+        run = None
+        if not dry_run:
+            run = self._apply(
+                matched.ids, add_ids, remove_ids, lambda i: self.mailbox.modify_each(i, add_ids, remove_ids)
+            )
+        return Modified(
+            modified=run.done if run else 0,
+            matched=len(matched.ids),
+            dry_run=dry_run,
+            truncated=matched.truncated,
+            sample=matched.sample,
+            warnings=_notes(matched, run, "changed"),
+        )
+
+    def trash_matching(self, query: str, dry_run: bool, max_messages: int) -> Trashed:
+        """Move up to `max_messages` messages matching `query` to Trash (add TRASH, remove INBOX, by batchModify)."""
+        matched = self._matching(query, max_messages)
+        run = None if dry_run else self._apply(matched.ids, *TRASH_CHANGE, self.mailbox.trash_each)
+        return Trashed(
+            trashed=run.done if run else 0,
+            matched=len(matched.ids),
+            dry_run=dry_run,
+            truncated=matched.truncated,
+            sample=matched.sample,
+            warnings=_notes(matched, run, "trashed"),
+        )
+
+    def _matching(self, query: str, max_messages: int) -> _Matched:
+        """Up to `max_messages` ids matching `query` (newest first) and a sample of the first ten."""
+        ids: dict[str, None] = {}
+        page_token: str | None = None
+        while True:
+            page = self.mailbox.list_messages(query, min(PAGE, max_messages - len(ids)), page_token, False)
+            for item in page.get("messages") or []:
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    ids.setdefault(item["id"])
+            page_token = page.get("nextPageToken") or None
+            if page_token is None or len(ids) >= max_messages:
+                break
+        found = list(ids)
+        truncated = len(found) > max_messages or page_token is not None
+        found = found[:max_messages]
+        sample, failed = self._sample(found[:SAMPLE])
+        notices = []
+        if failed:
+            notice = f"{len(failed)} sample messages could not be fetched and are left out of the sample"
+            notices.append(warnings.partial_results(notice, message_ids=failed))
+        return _Matched(ids=found, truncated=truncated, sample=sample, warnings=notices)
+
+    def _sample(self, ids: list[str]) -> tuple[list[SampleMessage], list[str]]:
+        if not ids:
+            return [], []
+        fetched = self.mailbox.get_messages_metadata(ids, SAMPLE_HEADERS, with_label_list=False).messages
+        sample = []
+        for message_id in ids:
+            resource = fetched.succeeded.get(message_id)
+            if resource is not None:
+                summary = summarize(resource, {})
+                sample.append(
+                    SampleMessage(id=message_id, from_=summary.from_, subject=summary.subject, date=summary.date)
+                )
+        return sample, list(fetched.failed)
+
+    def _apply(
+        self, ids: list[str], add: list[str], remove: list[str], each: Callable[[list[str]], BatchOutcome]
+    ) -> _Run:
+        """messages.batchModify per 1000 ids. A chunk Gmail refuses (400/404: a message went away since it was
+        listed) is changed message by message (`each`), its failures kept. Any other failure stops the run:
+        before any change it is the answer; after one, the run says what was done and what was not. When no
+        message at all could be changed, the (first) failure is the answer: never a success for nothing."""
+        run = _Run(failed={})
+        for start in range(0, len(ids), MAX_IDS):
+            chunk = ids[start : start + MAX_IDS]
+            try:
+                outcome = self._change_chunk(chunk, add, remove, each)
+            except GmailFailure as failure:
+                if run.done == 0 and not run.failed:
+                    raise
+                run.stopped, run.never_tried = failure, len(ids) - start
+                break
+            run.done += len(outcome.succeeded)
+            assert run.failed is not None
+            run.failed.update(outcome.failed)
+        if run.done == 0 and run.not_done():
+            raise run.stopped or next(iter((run.failed or {}).values()))
+        return run
+
+    def _change_chunk(
+        self, chunk: list[str], add: list[str], remove: list[str], each: Callable[[list[str]], BatchOutcome]
+    ) -> BatchOutcome:
+        try:
+            self.mailbox.batch_modify(chunk, add, remove)
+        except (ApiNotFound, ApiRejected):
+            return each(chunk)
+        return BatchOutcome(succeeded={i: {} for i in chunk}, failed={})
+
+    def _change(self, add: list[str], remove: list[str]) -> tuple[list[str], list[str]]:
+        """Label ids to add and remove, checked against Gmail's rules before anything is asked of it."""
+        add_ids, remove_ids = self.labels.resolve(add), self.labels.resolve(remove)
+        if not add_ids and not remove_ids:
+            raise InvalidField("add_labels", "missing", "give at least one label in add_labels or remove_labels")
+        both = sorted(set(add_ids) & set(remove_ids))
+        if both:
+            raise InvalidField("remove_labels", "conflict", f"labels both added and removed: {', '.join(both)}")
+        for field, ids in (("add_labels", add_ids), ("remove_labels", remove_ids)):
+            fixed = sorted(FIXED_LABELS & set(ids))
+            if fixed:
+                raise InvalidField(field, "fixed_label", f"{field}: {', '.join(fixed)} cannot be added or removed")
+        if len(EXCLUSIVE_LABELS & set(add_ids)) > 1:
+            raise InvalidField("add_labels", "conflict", "add_labels: add at most one of INBOX, SPAM and TRASH")
+        return add_ids, remove_ids
+
+
+def _notes(matched: _Matched, run: _Run | None, action: str) -> list[ToolWarning]:
+    """The warnings of an answer by query: sample messages left out, and what a run did not change."""
+    notes = list(matched.warnings)
+    if run is not None and run.not_done():
+        notes.append(warnings.bulk_incomplete(action, run.done, run.not_done(), run.failed or {}, run.stopped))
+    return notes
+
 
 def _unique(ids: Iterable[str]) -> list[str]:
     unique = list(dict.fromkeys(ids))
@@ -58,7 +262,7 @@ def _unique(ids: Iterable[str]) -> list[str]:
     return unique
 
 
-def _settled(ids: list[str], outcome: BatchOutcome) -> list[str]:
+def _settled(ids: Sequence[str], outcome: BatchOutcome) -> list[str]:
     """The ids the batch did; when it did none, their (common) failure is the answer."""
     if outcome.succeeded:
         return [message_id for message_id in ids if message_id in outcome.succeeded]

@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 from gmail_mcp import warnings
-from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable
+from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.files import atomic_write
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.filenames import reserve_unique_path, safe_filename
-from gmail_mcp.mail.parse import ParsedEmail, parse_full, slice_body, summarize
+from gmail_mcp.mail.parse import Fetch, ParsedEmail, parse_full, slice_body, summarize
 from gmail_mcp.results import AttachmentInfo, Email, SavedAttachment, SearchResult, Thread
 
 SUMMARY_HEADERS = ("From", "To", "Subject", "Date")
@@ -64,11 +64,27 @@ class MailReader:
         """Every message of a thread, oldest first, each with the first page of its body."""
         resource = self.mailbox.get_thread(thread_id)
         names = self.labels.names()
-        parsed = [parse_full(message, names) for message in resource.get("messages", [])]
+        parsed = [parse_full(message, names, self._fetcher(message)) for message in resource.get("messages", [])]
         return Thread(thread_id=thread_id, messages=[email_view(p, 0, max_body_chars) for p in parsed])
 
     def _parsed(self, message_id: str) -> ParsedEmail:
-        return parse_full(self.mailbox.get_message(message_id), self.labels.names())
+        resource = self.mailbox.get_message(message_id)
+        return parse_full(resource, self.labels.names(), self._fetcher(resource))
+
+    def _fetcher(self, resource: object) -> Fetch | None:
+        """Gets a named text part's bytes when it is a message's only body (`BodyRenderer`); a failure
+        leaves that body out, reported as CONTENT_DROPPED, instead of failing the whole read."""
+        message_id = resource.get("id") if isinstance(resource, dict) else None
+        if not isinstance(message_id, str):
+            return None
+
+        def fetch(attachment_id: str) -> bytes | None:
+            try:
+                return _decode(self.mailbox.get_attachment(message_id, attachment_id).get("data"))
+            except GmailFailure:
+                return None
+
+        return fetch
 
     def save_attachment(self, message_id: str, attachment_id: str) -> SavedAttachment:
         """Save one attachment under the download folder: sanitised name, never overwriting, atomic."""

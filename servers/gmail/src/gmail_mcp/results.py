@@ -8,29 +8,74 @@ tool's outputSchema.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from gmail_mcp.mail.parse import MessageSummary
 from gmail_mcp.models import ToolWarning
 
 __all__ = [
+    "AccountInfo",
+    "AccountList",
     "AttachmentInfo",
     "CreatedDraft",
     "DeletedDraft",
     "DraftList",
     "DraftSummary",
     "Email",
+    "Filter",
+    "FilterAction",
+    "FilterCriteria",
+    "FilterList",
     "Label",
+    "LabelRef",
     "ListLabelsResult",
+    "ManagedFilter",
+    "ManagedLabel",
     "MessageSummary",
     "Modified",
+    "SampleMessage",
     "SavedAttachment",
     "SearchResult",
     "SentDraft",
     "SentMessage",
     "Thread",
     "Trashed",
+    "UpdatedDraft",
 ]
+
+
+# The warnings of an answer (specs/data-model.md, "Warning"). Their schema names only the keys every warning
+# has: the full ToolWarning definition in every tool's outputSchema cost ~10% of tools/list.
+Warnings = Annotated[
+    list[ToolWarning], WithJsonSchema({"items": {"required": ["code", "message"], "type": "object"}, "type": "array"})
+]
+
+
+def lean_optional(schema: dict[str, Any]) -> None:
+    """The schema of an optional field without its `null` arm and `null` default: not being required already
+    says it may be absent (tools/list has a size budget). Values are validated by the type as written."""
+    arms = schema.get("anyOf")
+    if isinstance(arms, list):
+        kept = [arm for arm in arms if arm != {"type": "null"}]
+        if len(kept) == 1:
+            del schema["anyOf"]
+            schema.update(kept[0])
+    if "default" in schema and schema["default"] is None:
+        del schema["default"]
+
+
+def _omitted(value: object) -> bool:
+    return value is None
+
+
+def _optional(description: str | None = None, alias: str | None = None) -> Any:
+    """A field left out of the answer when it does not apply (None): e.g. the query fields of modify_labels."""
+    return Field(
+        default=None, alias=alias, exclude_if=_omitted, description=description, json_schema_extra=lean_optional
+    )
+
 
 # --- reading --------------------------------------------------------------------------------------
 
@@ -39,7 +84,7 @@ class SearchResult(BaseModel):
     messages: list[MessageSummary]  # mail.parse's own list view of a message
     next_page_token: str | None
     result_size_estimate: int
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
 
 
 class AttachmentInfo(BaseModel):
@@ -69,7 +114,7 @@ class Email(BaseModel):
     truncated: bool
     next_body_offset: int | None
     attachments: list[AttachmentInfo]
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
 
 
 class Thread(BaseModel):
@@ -97,20 +142,102 @@ class Label(BaseModel):
 
 class ListLabelsResult(BaseModel):
     labels: list[Label]
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
+
+
+class LabelRef(BaseModel):
+    id: str
+    name: str
+
+
+class ManagedLabel(BaseModel):
+    label: LabelRef | None = _optional()
+    deleted: str | None = _optional("the deleted label's id")
+
+
+# --- filters --------------------------------------------------------------------------------------
+
+
+class FilterCriteria(BaseModel):
+    model_config = ConfigDict(validate_by_name=True, extra="forbid")
+
+    from_: str | None = _optional(alias="from")
+    to: str | None = _optional()
+    subject: str | None = _optional()
+    query: str | None = _optional("Gmail search syntax")
+    negated_query: str | None = _optional()
+    has_attachment: bool | None = _optional()
+    size_larger: int | None = _optional("bytes")
+    size_smaller: int | None = _optional("bytes")
+
+
+class FilterAction(BaseModel):
+    add: list[str]
+    remove: list[str]
+    mark_read: bool
+    archive: bool
+    forward: str | None = _optional("never set by this server")
+
+
+class Filter(BaseModel):
+    id: str
+    criteria: FilterCriteria
+    action: FilterAction
+
+
+class FilterList(BaseModel):
+    filters: list[Filter]
+    warnings: Warnings = Field(default_factory=list)
+
+
+class ManagedFilter(BaseModel):
+    filter: Filter | None = _optional()
+    deleted: str | None = _optional("the deleted filter's id")
+
+
+# --- accounts -------------------------------------------------------------------------------------
+
+
+class AccountInfo(BaseModel):
+    name: str
+    email: str | None
+    read_only: bool
+
+
+class AccountList(BaseModel):
+    accounts: list[AccountInfo]
+    default_account: str = Field(description="used when a tool gets no account")
+    warnings: Warnings = Field(default_factory=list)
 
 
 # --- organising -----------------------------------------------------------------------------------
 
 
+class SampleMessage(BaseModel):
+    model_config = ConfigDict(validate_by_name=True)
+
+    id: str
+    from_: str = Field(alias="from")
+    subject: str
+    date: str | None
+
+
 class Modified(BaseModel):
-    modified: list[str]
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    modified: list[str] | int = Field(description="the ids changed; with query, how many")
+    matched: int | None = _optional()
+    dry_run: bool | None = _optional()
+    truncated: bool | None = _optional("more matched than max_messages")
+    sample: list[SampleMessage] | None = _optional()
+    warnings: Warnings = Field(default_factory=list)
 
 
 class Trashed(BaseModel):
-    trashed: list[str]
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    trashed: list[str] | int = Field(description="the ids trashed; with query, how many")
+    matched: int | None = _optional()
+    dry_run: bool | None = _optional()
+    truncated: bool | None = _optional("more matched than max_messages")
+    sample: list[SampleMessage] | None = _optional()
+    warnings: Warnings = Field(default_factory=list)
 
 
 # --- sending and drafts ---------------------------------------------------------------------------
@@ -120,14 +247,14 @@ class SentMessage(BaseModel):
     id: str
     thread_id: str
     message_id: str = Field(description="the Message-ID header the message was sent with")
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
 
 
 class CreatedDraft(BaseModel):
     draft_id: str
     message_id: str = Field(description="Gmail's id of the draft's message")
     thread_id: str
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
 
 
 class DraftSummary(BaseModel):
@@ -141,14 +268,21 @@ class DraftSummary(BaseModel):
 class DraftList(BaseModel):
     drafts: list[DraftSummary]
     next_page_token: str | None
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
 
 
 class SentDraft(BaseModel):
     id: str
     thread_id: str
-    warnings: list[ToolWarning] = Field(default_factory=list)
+    warnings: Warnings = Field(default_factory=list)
 
 
 class DeletedDraft(BaseModel):
     deleted: str
+
+
+class UpdatedDraft(BaseModel):
+    draft_id: str
+    message_id: str = Field(description="Gmail's id of the draft's new message")
+    thread_id: str
+    warnings: Warnings = Field(default_factory=list)

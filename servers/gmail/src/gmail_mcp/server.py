@@ -1,28 +1,33 @@
-"""Assembles the gmail-mcp server: the contract call path, the Gmail client, the domain, and the tool modules."""
+"""Assembles the gmail-mcp server: the contract call path, each account's Gmail client and domain, and the
+tool modules."""
 
 from __future__ import annotations
 
 import functools
 import importlib.metadata
+from pathlib import Path
 
+from gmail_mcp.accounts import Accounts, Mail
 from gmail_mcp.api.access import Access
 from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.api.token_folder import TokenFolder
 from gmail_mcp.config import Settings
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import Drafts
 from gmail_mcp.errors import to_contract
+from gmail_mcp.filters import FilterBook
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.organizer import Organizer
 from gmail_mcp.outgoing import Composer
 from gmail_mcp.reader import MailReader
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.sender import Sender
-from gmail_mcp.tools import compose, labels, messages, organize
+from gmail_mcp.tools import accounts, compose, filters, labels, messages, organize, prompts, resources
 
 INSTRUCTIONS = (
-    "Work with the user's Gmail mailbox. Errors are JSON objects {error, message, details}; "
-    "auth_required means the user must run the command in details.reauth_command."
+    "Work with the user's Gmail mailboxes (list_accounts; every tool takes account). Errors are JSON objects "
+    "{error, message, details}; auth_required means the user must run the command in details.reauth_command."
 )
 
 
@@ -36,9 +41,24 @@ def build_server(settings: Settings) -> ContractServer:
         read_only=access.read_only,
         crash_tools=settings.crash_tools,
     )
+    folder = TokenFolder(settings.token_file, settings.token_dir, settings.account)
+    registry = Accounts(folder, access, functools.partial(open_mail, settings))
+    accounts.register(server, registry)
+    labels.register(server, registry)
+    messages.register(server, registry)
+    compose.register(server, registry)
+    organize.register(server, registry)
+    filters.register(server, registry)
+    resources.register(server, registry)  # messages and threads as resources
+    prompts.register(server)
+    return server
+
+
+def open_mail(settings: Settings, name: str, token_file: Path) -> Mail:
+    """One account's domain objects around its own client (credentials, connections, retries) and label cache."""
     client = GmailClient(
         ClientSettings(
-            token_file=settings.token_file,
+            token_file=token_file,
             api_endpoint=settings.api_endpoint,
             timeout_seconds=settings.timeout_seconds,
             backoff_base_seconds=settings.backoff_base_seconds,
@@ -48,8 +68,13 @@ def build_server(settings: Settings) -> ContractServer:
     directory = LabelDirectory(mailbox)
     composer = Composer(mailbox)
     delivery = Delivery(mailbox)
-    labels.register(server, directory)
-    messages.register(server, MailReader(mailbox, directory, settings.download_dir))
-    compose.register(server, Sender(composer, delivery), Drafts(mailbox, composer, delivery))
-    organize.register(server, Organizer(mailbox, directory))
-    return server
+    return Mail(
+        name=name,
+        mailbox=mailbox,
+        labels=directory,
+        reader=MailReader(mailbox, directory, settings.download_dir),
+        organizer=Organizer(mailbox, directory),
+        filters=FilterBook(mailbox, directory),
+        sender=Sender(composer, delivery),
+        drafts=Drafts(mailbox, composer, delivery),
+    )

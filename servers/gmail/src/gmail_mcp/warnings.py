@@ -45,6 +45,34 @@ def partial_results(
     return ToolWarning(code=PARTIAL_RESULTS, message=message, **context)
 
 
+def bulk_incomplete(
+    action: str, done: int, not_done: int, failed: Mapping[str, GmailFailure], stopped: GmailFailure | None
+) -> ToolWarning:
+    """A change by query did not reach every matching message: `done` were changed, `not_done` were not —
+    those in `failed` refused on their own (ten are named), the rest never tried because `stopped` ended the run."""
+    message = f"{not_done} of {done + not_done} messages were not {action}; {done} were"
+    context: dict[str, object] = {"done": done, "not_done": not_done}
+    if failed:
+        message += f"; {len(failed)} failed on their own"
+        context["failed"] = [
+            {"id": key, "error": code_for(f), "reason": str(f)} for key, f in list(failed.items())[:10]
+        ]
+    if stopped is not None:
+        message += f"; stopped by {code_for(stopped)}: {stopped}"
+        context["error"] = code_for(stopped)
+    return ToolWarning(code=PARTIAL_RESULTS, message=message, **context)
+
+
+def parts_not_carried(names: Sequence[str]) -> ToolWarning:
+    """A forward (or a draft update) could not carry over some parts of the original: Gmail does not give
+    out their bytes on their own (an attached message it only shows expanded). `attachments` names them."""
+    return ToolWarning(
+        code=CONTENT_DROPPED,
+        message=f"{len(names)} attachments of the original could not be carried over and were left out",
+        attachments=list(names[:10]),
+    )
+
+
 def delivery_confirmed_after_error(failure: GmailFailure) -> ToolWarning:
     """A send or draft request failed on the way back, yet Gmail was found to have carried it out."""
     return ToolWarning(

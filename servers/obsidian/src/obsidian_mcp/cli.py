@@ -1,4 +1,4 @@
-"""`obsidian-mcp`: serve an Obsidian vault over stdio."""
+"""`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import click
 
 from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
 from obsidian_mcp.runtime.logs import configure_logging
+from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
 from obsidian_mcp.server import Config, build_server
 from obsidian_mcp.vault.storage import cleanup_stale_temp_files
 
 log = logging.getLogger("obsidian_mcp")
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--vault",
     envvar="OBSIDIAN_VAULT_PATH",
@@ -54,11 +55,21 @@ log = logging.getLogger("obsidian_mcp")
     show_default=True,
     type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
 )
+@serving_options("obsidian-mcp", default_port=8765)
+@click.pass_context
 def main(
-    vault: Path | None, read_only: bool, index_dir: Path | None, rescan_seconds: float | None, log_level: str
+    ctx: click.Context,
+    vault: Path | None,
+    read_only: bool,
+    index_dir: Path | None,
+    rescan_seconds: float | None,
+    log_level: str,
+    serving: Serving,
 ) -> None:
-    """Serve the vault at VAULT to an MCP client over stdio."""
+    """Serve the vault at VAULT to an MCP client over stdio, or over HTTP with --transport http."""
     configure_logging("obsidian-mcp", log_level)  # before the server exists, so the SDK adds no handler
+    if ctx.invoked_subcommand is not None:
+        return
     if vault is None or not vault.expanduser().is_dir():
         reason = "no vault given" if vault is None else f"vault folder does not exist: {vault}"
         log.critical(f"cannot start: {reason} (use --vault PATH or OBSIDIAN_VAULT_PATH)")
@@ -79,5 +90,9 @@ def main(
         vault=root, read_only=read_only, crash_tools=crash, index_dir=index_dir, rescan_seconds=rescan_seconds
     )
     server = build_server(config)
+    expose_tools(server, serving)
     log.info("serving vault", extra={"read_only": read_only})
-    server.run("stdio")
+    serve(server, serving)
+
+
+main.add_command(http_token_command("obsidian-mcp"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from obsidian_mcp.dataview.errors import QueryError
 from obsidian_mcp.models import MCPError, contract_error
 from obsidian_mcp.vault.errors import (
     DocumentParseError,
@@ -11,6 +12,7 @@ from obsidian_mcp.vault.errors import (
     NoteExists,
     NoteNotFound,
     PathRefused,
+    TaskLineChanged,
     VaultUnavailable,
 )
 
@@ -59,6 +61,25 @@ def to_contract(exc: BaseException, request_id: str) -> MCPError | None:
             )
         case InvalidArgument():
             return contract_error("parse_error", str(exc), request_id, field=exc.field, reason=exc.reason)
+        case QueryError():
+            return contract_error(
+                "parse_error",
+                f"the query cannot run: {exc}",
+                request_id,
+                field="query",
+                reason="invalid_query",
+                position=exc.position,
+            )
+        case TaskLineChanged():
+            return contract_error(
+                "permission_denied",
+                str(exc),
+                request_id,
+                reason="changed",
+                path=exc.path,
+                line=exc.line,
+                current_text=exc.current_text,
+            )
         case VaultUnavailable():
             return contract_error(
                 "mcp_unavailable",

@@ -1,10 +1,12 @@
 """Assembles the obsidian-mcp server: the contract middleware, the vault, its index, and the tool modules.
 
 Read top-down: `models` (the contract's taxonomy) → `errors` (the one mapping of the domain's
-exceptions to it) → the domain: `warnings`, `vault` (notes on disk), `index` (search, tags,
-links, moves) → `tools` (thin MCP functions returning the domain's typed results) → this module
-→ `cli`. Imports only go downward within the domain and tools (vault never imports index, index
-never tools), and nothing below this module imports `errors`.
+exceptions to it) → the domain: `warnings`, `dataview` (the pure Dataview query engine), `semantic`
+(the pure engine of search by meaning), `vault` (notes on disk, tasks), `index` (search, tags,
+links, moves, the pages Dataview queries, the vectors kept in step with the notes) →
+`tools` (thin MCP functions returning the domain's typed results) → this module → `cli`. Imports
+only go downward within the domain and tools (vault never imports index, index never tools), and
+nothing below this module imports `errors`.
 """
 
 from __future__ import annotations
@@ -12,17 +14,26 @@ from __future__ import annotations
 import importlib.metadata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from obsidian_mcp.errors import to_contract
 from obsidian_mcp.index.changes import TrackedLocks
+from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools import daily as daily_tools
 from obsidian_mcp.tools import links as link_tools
 from obsidian_mcp.tools import notes as note_tools
+from obsidian_mcp.tools import prompts, resources
+from obsidian_mcp.tools import query as query_tools
 from obsidian_mcp.tools import search as search_tools
+from obsidian_mcp.tools import tags as tag_tools
+from obsidian_mcp.tools import tasks as task_tools
 from obsidian_mcp.vault.paths import Vault
+
+if TYPE_CHECKING:
+    from obsidian_mcp.semantic import Embedder
 
 INSTRUCTIONS = (
     "Work with an Obsidian vault. Paths are vault-relative with '/', '.md' optional. "
@@ -39,7 +50,18 @@ class Config:
     rescan_seconds: float | None = None  # None: 300 s with the inotify change feed, 2 s without
 
 
+@dataclass(frozen=True)
+class Assembled:
+    server: ContractServer
+    index: VaultIndex  # for tests and benchmarks: e.g. `index.vectors.wait()`
+
+
 def build_server(config: Config) -> ContractServer:
+    return assemble(config).server
+
+
+def assemble(config: Config, *, embedder: Embedder | None = None) -> Assembled:
+    """The server and its index; `embedder` replaces the model of search by meaning (tests)."""
     server = ContractServer(
         name="obsidian-mcp",
         version=importlib.metadata.version("obsidian-mcp"),
@@ -51,9 +73,14 @@ def build_server(config: Config) -> ContractServer:
     vault = Vault(config.vault)
     locks = TrackedLocks()  # every write tool shares it, so the index sees their writes at once
     location = index_location(config.index_dir or default_index_dir(), vault.root)
-    index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds)
+    index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds, embedder=embedder)
     note_tools.register(server, vault, locks)
     daily_tools.register(server, vault, locks)
     search_tools.register(server, index)
     link_tools.register(server, index, locks)
-    return server
+    tag_tools.register(server, index, locks)
+    query_tools.register(server, VaultPages(index))  # built on the first query, then kept fresh by sync
+    task_tools.register(server, vault, locks)
+    resources.register(server, vault, index)  # notes as resources, path completion
+    prompts.register(server, vault, index)
+    return Assembled(server, index)

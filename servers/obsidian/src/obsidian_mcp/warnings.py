@@ -20,6 +20,13 @@ AMBIGUOUS_LINKS = "AMBIGUOUS_LINKS"
 PARTIAL_RESULTS = "PARTIAL_RESULTS"
 DAILY_SETTINGS_IGNORED = "DAILY_SETTINGS_IGNORED"
 TEMPLATE_MISSING = "TEMPLATE_MISSING"
+TEMPLATE_UNSUPPORTED_SYNTAX = "TEMPLATE_UNSUPPORTED_SYNTAX"
+TEMPLATE_SETTINGS_IGNORED = "TEMPLATE_SETTINGS_IGNORED"
+QUERY_ROWS_DROPPED = "QUERY_ROWS_DROPPED"
+QUERY_CELL_FAILED = "QUERY_CELL_FAILED"
+QUERY_LINK_UNRESOLVED = "QUERY_LINK_UNRESOLVED"
+RECURRENCE_NOT_CREATED = "RECURRENCE_NOT_CREATED"
+INDEX_BUILDING = "INDEX_BUILDING"
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class LinkLeftAlone:
 
 @dataclass(frozen=True)
 class NoteNotUpdated:
-    """A note whose links a move could not rewrite, and why."""
+    """A note a move (or a tag rename) could not rewrite, and why."""
 
     path: str
     reason: str
@@ -72,6 +79,28 @@ def search_degraded() -> ToolWarning:
     )
 
 
+def semantic_unavailable() -> ToolWarning:
+    """The search by meaning failed, or embedding some notes did (logged): the results come from
+    the keyword search alone, or may miss those notes."""
+    return ToolWarning(
+        code=SEARCH_DEGRADED,
+        message="search by meaning is unavailable or incomplete right now; results rely on the keyword search",
+    )
+
+
+def index_building(done: int, total: int) -> ToolWarning:
+    """The semantic index is still being built (`done` of `total` notes embedded since the build
+    started; both 0 while the stored vectors load): results by meaning may miss notes."""
+    progress = f"{done} of {total} notes" if total else "loading"
+    return ToolWarning(
+        code=INDEX_BUILDING,
+        message=f"the index of meanings is still being built ({progress}); notes not yet in it can be missing "
+        "from these results: search again shortly for complete results",
+        done=done,
+        total=total,
+    )
+
+
 def ambiguous_links(links: Sequence[LinkLeftAlone]) -> ToolWarning:
     """A move left these links unchanged: they could mean the moved note or another of the same name."""
     return ToolWarning(
@@ -90,14 +119,69 @@ def partial_results(failed: Sequence[NoteNotUpdated]) -> ToolWarning:
     )
 
 
+def tags_not_renamed(failed: Sequence[NoteNotUpdated]) -> ToolWarning:
+    """A tag rename changed the other notes, but these could not be rewritten (nothing is rolled back)."""
+    return ToolWarning(
+        code=PARTIAL_RESULTS,
+        message="the tag was renamed in the other notes, but these notes could not be rewritten",
+        failed=[asdict(note) for note in failed],
+    )
+
+
 def daily_settings_ignored(problem: str) -> ToolWarning:
-    """Something in `.obsidian/daily-notes.json` was unusable; Obsidian's default was used instead."""
+    """Something in the daily or periodic notes settings (`.obsidian/daily-notes.json`, the Periodic
+    Notes plugin's `data.json`) was unusable; the default was used instead."""
     return ToolWarning(code=DAILY_SETTINGS_IGNORED, message=problem)
 
 
-def template_missing(template: str) -> ToolWarning:
-    """The daily note template could not be read; the new note was created empty."""
+def template_missing(template: str, note_kind: str = "daily") -> ToolWarning:
+    """The template of a daily (weekly, ...) note could not be read; the new note was created empty."""
     return ToolWarning(
         code=TEMPLATE_MISSING,
-        message=f"the daily note template '{template[:200]}' was not found; the note was created empty",
+        message=f"the {note_kind} note template '{template[:200]}' was not found; the note was created empty",
+    )
+
+
+def template_unsupported_syntax(template: str, lines: Sequence[int]) -> ToolWarning:
+    """A template holds Templater syntax (`<% ... %>`), which is not run: it was copied as written.
+    `lines` are where its blocks start in the template (1-based, the first 20)."""
+    return ToolWarning(
+        code=TEMPLATE_UNSUPPORTED_SYNTAX,
+        message=f"the template '{template[:200]}' uses Templater syntax (<% ... %>), which this server does not "
+        "run; it was copied into the note as written",
+        template=template,
+        lines=list(lines),
+    )
+
+
+def template_settings_ignored(problem: str) -> ToolWarning:
+    """Something in `.obsidian/templates.json` was unusable; the Templates plugin's default was used."""
+    return ToolWarning(code=TEMPLATE_SETTINGS_IGNORED, message=problem)
+
+
+def query_rows_dropped(message: str, command: str, count: int, example: str) -> ToolWarning:
+    """A query left out `count` rows whose `command` (WHERE, SORT, GROUP BY, FLATTEN) expression
+    failed on them, as Dataview does; `example` is one of the errors."""
+    return ToolWarning(code=QUERY_ROWS_DROPPED, message=message, command=command, count=count, example=example)
+
+
+def query_cell_failed(message: str, column: str, count: int, example: str) -> ToolWarning:
+    """A query's column expression failed in `count` rows; those cells are null (Dataview drops
+    the rows instead)."""
+    return ToolWarning(code=QUERY_CELL_FAILED, message=message, column=column, count=count, example=example)
+
+
+def query_link_unresolved(message: str, link: str) -> ToolWarning:
+    """A `FROM [[link]]` of a query leads to no note (or could mean several), so it matched nothing."""
+    return ToolWarning(code=QUERY_LINK_UNRESOLVED, message=message, link=link)
+
+
+def recurrence_not_created(rule: str) -> ToolWarning:
+    """A recurring task was completed, but its rule is not one this server can compute, so no next
+    occurrence was written; the task keeps its rule."""
+    return ToolWarning(
+        code=RECURRENCE_NOT_CREATED,
+        message=f"the recurrence rule '{rule[:200]}' is not supported here (supported: every [N] day/week/month/year, "
+        "every weekday, every week on <days>, optionally 'when done'); no next occurrence was created",
+        rule=rule[:200],
     )

@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from gmail_mcp.api.errors import (
+    ApiConflict,
     ApiForbidden,
     ApiNotFound,
     ApiRejected,
@@ -88,6 +89,8 @@ def classify_http_error(status: int, reason: str, headers: Any, resource: str, i
         return ApiForbidden(reason or "forbidden")
     if status == 404:
         return ApiNotFound(resource, ident)
+    if status == 409:  # labels.create / labels.patch: the name is taken
+        return ApiConflict(resource, ident)
     if status == 400:
         return ApiRejected(reason or "invalid", f"check the {resource} arguments")
     return ApiUnavailable(f"HTTP {status}")

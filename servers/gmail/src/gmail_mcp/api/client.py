@@ -99,6 +99,10 @@ class GmailClient:
                 self._creds, self._saved_token = creds, creds.token
             return self._creds
 
+    def granted_scopes(self) -> list[str] | None:
+        """The scopes the token file lists now (None: it lists none); `AuthRequired` when there is no usable file."""
+        return self.tokens.facts().scopes
+
     def forget_credentials(self) -> None:
         with self._creds_lock:
             self._creds = None

@@ -12,12 +12,12 @@ from __future__ import annotations
 import base64
 import functools
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gmail_mcp.api.client import BatchOutcome, Build, GmailClient
-from gmail_mcp.api.errors import ApiNotFound
+from gmail_mcp.api.errors import ApiConflict, ApiNotFound, ApiRejected
 from gmail_mcp.mail.headers import message_ids
 
 ME = "me"  # the authorised account
@@ -121,6 +121,99 @@ class MailboxApi:
         """Each label with its message counts, in one batch request."""
         return self.client.batch([(i, functools.partial(_get_label, label_id=i)) for i in ids], "label")
 
+    def create_label(self, body: dict[str, Any], arguments: Mapping[str, str]) -> dict[str, Any]:
+        """labels.create; a 409 (the name is taken) is `ApiConflict`.
+
+        Retried like an idempotent request: a 409 on a retry means an earlier attempt whose answer
+        was lost did create it, so the label of that name is looked up and answered.
+        """
+        attempts = 0
+
+        def build(users: Any) -> Any:
+            nonlocal attempts
+            attempts += 1
+            return users.labels().create(userId=ME, body=body)
+
+        try:
+            return self.client.execute(build, "label", str(body.get("name", "")), arguments)
+        except ApiConflict:
+            found = _named(self.list_labels().get("labels"), str(body.get("name", ""))) if attempts > 1 else None
+            if found is None:
+                raise
+            return found
+
+    def patch_label(self, label_id: str, body: dict[str, Any], arguments: Mapping[str, str]) -> dict[str, Any]:
+        """labels.patch: change only the fields given (a rename, a colour); 409 if the new name is taken."""
+        return self.client.execute(
+            lambda users: users.labels().patch(userId=ME, id=label_id, body=body), "label", label_id, arguments
+        )
+
+    def delete_label(self, label_id: str) -> None:
+        """labels.delete: the label goes, and off every message; no message is deleted. A 404 on a retry is done."""
+        attempts = 0
+
+        def build(users: Any) -> Any:
+            nonlocal attempts
+            attempts += 1
+            return users.labels().delete(userId=ME, id=label_id)
+
+        try:
+            self.client.execute(build, "label", label_id)
+        except ApiNotFound:
+            if attempts < 2:
+                raise
+
+    # -- the account and its settings ----------------------------------------------------------
+    def get_profile(self) -> dict[str, Any]:
+        """users.getProfile: the account's address (`emailAddress`) and totals."""
+        return self.client.execute(lambda users: users.getProfile(userId=ME), "account")
+
+    def list_filters(self) -> list[dict[str, Any]]:
+        """Every filter (`{id, criteria, action}`, label ids); Gmail omits the key when there is none."""
+        listed = self.client.execute(lambda users: users.settings().filters().list(userId=ME), "filter")
+        items = listed.get("filter")
+        return (
+            [f for f in items if isinstance(f, dict) and isinstance(f.get("id"), str)]
+            if isinstance(items, list)
+            else []
+        )
+
+    def create_filter(self, body: dict[str, Any]) -> dict[str, Any]:
+        """settings.filters.create (needs gmail.settings.basic). Gmail refuses an identical filter (400).
+
+        Retried like an idempotent request: when a retry is refused, an identical filter found now was
+        made by the earlier attempt whose answer was lost, and is answered.
+        """
+        attempts = 0
+
+        def build(users: Any) -> Any:
+            nonlocal attempts
+            attempts += 1
+            return users.settings().filters().create(userId=ME, body=body)
+
+        try:
+            return self.client.execute(build, "filter")
+        except ApiRejected:
+            found = next((f for f in self.list_filters() if _same_filter(f, body)), None) if attempts > 1 else None
+            if found is None:
+                raise
+            return found
+
+    def delete_filter(self, filter_id: str) -> None:
+        """settings.filters.delete (needs gmail.settings.basic). A 404 on a retry is done."""
+        attempts = 0
+
+        def build(users: Any) -> Any:
+            nonlocal attempts
+            attempts += 1
+            return users.settings().filters().delete(userId=ME, id=filter_id)
+
+        try:
+            self.client.execute(build, "filter", filter_id)
+        except ApiNotFound:
+            if attempts < 2:
+                raise
+
     # -- drafts --------------------------------------------------------------------------------
     def list_drafts(self, max_results: int, page_token: str | None) -> dict[str, Any]:
         """One page of draft ids, newest first."""
@@ -162,6 +255,59 @@ class MailboxApi:
         except ApiNotFound:
             if attempts < 2:
                 raise
+
+    def get_draft_full(self, draft_id: str) -> dict[str, Any]:
+        """A draft with its whole message (format=full): headers, MIME tree, attachment ids."""
+        return self.client.execute(
+            lambda users: users.drafts().get(userId=ME, id=draft_id, format="full"), "draft", draft_id
+        )
+
+    def update_draft(self, draft_id: str, mime: bytes, thread_id: str | None) -> dict[str, Any]:
+        """drafts.update: the draft's message replaced by RFC 822 bytes, in `thread_id` when given.
+
+        Idempotent in effect (the same bytes again leave the same draft), so retried like a read.
+        """
+
+        def build(users: Any) -> Any:
+            message, upload = _message_body(mime, thread_id)
+            body = {"id": draft_id, "message": message}
+            if upload:
+                return users.drafts().update(userId=ME, id=draft_id, body=body, media_body=_upload(mime))
+            return users.drafts().update(userId=ME, id=draft_id, body=body)
+
+        return self.client.execute(build, "draft", draft_id)
+
+    # -- send-as, and our own copies in Sent ---------------------------------------------------------
+    def list_send_as(self) -> list[dict[str, Any]]:
+        """settings.sendAs.list: the primary address and every custom "from" alias, with signatures.
+
+        Google renders empty fields by leaving them out (a primary address without signature has no
+        `signature` key), so every field is read with a default.
+        """
+        listed = self.client.execute(lambda users: users.settings().sendAs().list(userId=ME), "send_as")
+        items = listed.get("sendAs")
+        return (
+            [s for s in items if isinstance(s, dict) and isinstance(s.get("sendAsEmail"), str)]
+            if isinstance(items, list)
+            else []
+        )
+
+    def list_sent_to(self, header: str, address: str, after_epoch: int, max_results: int) -> list[str]:
+        """Ids of Sent messages to `address` (as `to`, `cc` or `bcc`) since `after_epoch`, newest first.
+
+        Gmail documents epoch seconds for `after:` ("in:sent after:1388552400"); the address is
+        quoted, so no character of it is read as query syntax.
+        """
+        if header not in ("to", "cc", "bcc") or '"' in address or "\\" in address:
+            return []
+        query = f'in:sent after:{int(after_epoch)} {header}:"{address}"'
+        listed = self.client.execute(
+            lambda users: users.messages().list(userId=ME, q=query, maxResults=max_results), "message"
+        )
+        items = listed.get("messages")
+        if not isinstance(items, list):
+            return []
+        return [str(i["id"]) for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)]
 
     # -- at most once: one attempt each, failures unclassified (see `classify.judge`) ---------------
     def send_message_once(self, mime: bytes, thread_id: str | None) -> Any:
@@ -252,3 +398,18 @@ def _first_with_id(items: object) -> dict[str, Any] | None:
     if not isinstance(items, list):
         return None
     return next((i for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)), None)
+
+
+def _named(labels: object, name: str) -> dict[str, Any] | None:
+    """The listed label called `name` (any case), or None."""
+    if not isinstance(labels, list):
+        return None
+    wanted = name.strip().casefold()
+    return next(
+        (item for item in labels if isinstance(item, dict) and str(item.get("name", "")).casefold() == wanted), None
+    )
+
+
+def _same_filter(found: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether a listed filter has exactly the criteria and action of a create request's body."""
+    return found.get("criteria") == body.get("criteria") and found.get("action") == body.get("action")

@@ -1,8 +1,9 @@
 """The authorised-user token file: loading it into google-auth credentials and saving it back safely.
 
 The file is written atomically with mode 0600 in a 0700 folder. Its `token_uri` is
-honoured (google-auth's own `from_authorized_user_file` ignores it). Nothing here
-ever logs a token or a secret.
+honoured (google-auth's own `from_authorized_user_file` ignores it). Beside the token it
+records the account's address (`email`, from users.getProfile at `gmail-mcp auth`), kept
+when a refreshed token is saved back. Nothing here ever logs a token or a secret.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import logging
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +30,35 @@ GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
 _EXPIRY_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
+@dataclass(frozen=True)
+class TokenFacts:
+    """What a token file says about its account without loading credentials (nothing is checked)."""
+
+    email: str | None
+    scopes: list[str] | None  # None: the file lists none
+
+
 class TokenStore:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._email: str | None = None  # the recorded address, kept across saves
+
+    def facts(self) -> TokenFacts:
+        """The recorded address and the granted scopes; `AuthRequired` when there is no usable file."""
+        info = self._read()
+        email, scopes = info.get("email"), info.get("scopes")
+        return TokenFacts(
+            email=email if isinstance(email, str) and email else None,
+            scopes=[str(s) for s in scopes] if isinstance(scopes, list) and scopes else None,
+        )
 
     def load(self) -> Credentials:
         """Credentials from the token file; `AuthRequired` when there is no usable token."""
         from google.oauth2.credentials import Credentials
 
         info = self._read()
+        if isinstance(info.get("email"), str):
+            self._email = info["email"]
         if not info.get("refresh_token") and not info.get("token"):
             raise AuthRequired("no_token", "the token file holds no token")
         expiry = None
@@ -57,8 +79,12 @@ class TokenStore:
             expiry=expiry,
         )
 
-    def save(self, creds: Credentials) -> None:
-        """Write the credentials back (after a refresh or an authorisation), atomically, 0600."""
+    def save(self, creds: Credentials, email: str | None = None) -> None:
+        """Write the credentials back (after a refresh or an authorisation), atomically, 0600.
+
+        `email` records the account's address; without it the address read last is kept."""
+        if email is not None:
+            self._email = email
         data: dict[str, Any] = {
             "token": creds.token,
             "refresh_token": creds.refresh_token,
@@ -68,6 +94,8 @@ class TokenStore:
             "scopes": list(creds.scopes or []),
             "expiry": creds.expiry.strftime(_EXPIRY_FORMAT) if creds.expiry else None,
         }
+        if self._email:
+            data["email"] = self._email
         write_private_json(self.path, data)
 
     def _read(self) -> dict[str, Any]:

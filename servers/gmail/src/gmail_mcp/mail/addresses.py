@@ -3,10 +3,14 @@
 Deliberately stricter than RFC 5322: `Name <local@domain>` or `local@domain`, dot-atom local
 part (ASCII), a dotted domain (non-ASCII domains are IDNA-encoded), no comments, no groups,
 no control characters anywhere: nothing a caller passes can smuggle a header line in.
+
+`header_addresses` reads the address headers of a message Gmail gave us (a reply's original, a
+draft): tolerant of groups and RFC 2047 names, but every address it keeps passes the same check.
 """
 
 from __future__ import annotations
 
+import email.policy
 import re
 from email.headerregistry import Address
 
@@ -148,3 +152,40 @@ def parse_address_list(value: str | list[str] | None, field: str) -> list[Addres
 def parse_addresses(value: str | list[str] | None, field: str) -> list[str]:
     """Validated, normalised `Name <a@b.c>` / `a@b.c` strings; bad → InvalidField(field, "invalid_address")."""
     return [str(address) for address in parse_address_list(value, field)]
+
+
+MAX_HEADER_ADDRESSES = 500
+
+
+def header_addresses(value: str) -> list[Address]:
+    """The deliverable addresses of an address header as read from a message (To, Cc, Reply-To, ...).
+
+    A value the strict parser accepts keeps its display names. Anything else goes through the
+    `email` package's header parser: groups are flattened (`Team: a@x.org, b@x.org;` → both,
+    `undisclosed-recipients:;` → none), an entry whose address fails `addr_spec` is left out, and
+    when the header has defects (e.g. a decoded `Doe, John <jd@x.org>` whose comma splits the name)
+    only the bare addresses are kept, never a wrong name. Duplicates (any case) once. Never raises.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return []
+    try:
+        return parse_address_list(value, "header")[:MAX_HEADER_ADDRESSES]
+    except InvalidField:
+        pass
+    try:
+        header = email.policy.default.header_factory("to", value[:MAX_FIELD_CHARS])
+        parsed, named = header.addresses, not header.defects
+    except Exception:  # the header parser on hostile input: nothing usable
+        return []
+    found: dict[str, Address] = {}
+    for entry in parsed[:MAX_HEADER_ADDRESSES]:
+        spec = addr_spec(entry.addr_spec or "")
+        if spec is None:
+            continue
+        name = _FORBIDDEN.sub(" ", entry.display_name or "").strip()[:MAX_NAME_CHARS] if named else ""
+        try:
+            address = Address(display_name=name, addr_spec=spec)
+        except (ValueError, TypeError, IndexError):
+            continue
+        found.setdefault(spec.lower(), address)
+    return list(found.values())

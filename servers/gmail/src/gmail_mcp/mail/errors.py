@@ -24,3 +24,13 @@ class AttachmentNotFound(MailError):
 
 class MessageMalformed(MailError):
     """A message from the API cannot be decoded (broken MIME / base64)."""
+
+
+class NotSendAs(MailError):
+    """`from_address` is not one of the account's send-as addresses (Gmail would silently send from another)."""
+
+    def __init__(self, address: str, allowed: list[str]) -> None:
+        shown = repr(address) if len(address) <= 100 else repr(address[:99] + "…")
+        super().__init__(f"{shown} is not a send-as address of this account; use one of: {', '.join(allowed)}")
+        self.address = address
+        self.allowed = allowed

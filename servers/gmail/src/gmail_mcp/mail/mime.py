@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .headers import HeaderMap, decode_header_value, disposition, header_map, part_charset, part_filename
+from .headers import (
+    HeaderMap,
+    decode_header_value,
+    disposition,
+    header_map,
+    message_ids,
+    part_charset,
+    part_filename,
+)
 from .text import decode_base64url, decode_bytes, normalise_newlines, one_line, strip_controls
 
 MAX_MIME_DEPTH = 32
@@ -91,6 +99,93 @@ def _attachment(part: dict[str, Any], headers: HeaderMap) -> Attachment | None:
     )
 
 
+@dataclass(frozen=True)
+class PartRef:
+    """A leaf part of a payload to carry into another message: what it is and where its bytes are
+    (`data` when Gmail sent them inline, else `attachment_id`; neither for a part Gmail only expanded)."""
+
+    part_id: str
+    mime_type: str
+    filename: str
+    size: int
+    inline: bool
+    content_id: str | None
+    charset: str | None
+    data: bytes | None
+    attachment_id: str | None
+
+
+def _content_id(headers: HeaderMap) -> str | None:
+    """The `<id>` of a Content-ID header (it has the shape of a Message-ID), if well formed."""
+    found = message_ids(headers.get("content-id", ""))
+    return found[0] if found else None
+
+
+def _is_body_text(part: dict[str, Any], headers: HeaderMap) -> bool:
+    """A text part that is (part of) the body: text/plain or text/html, no file name, not an attachment."""
+    return (
+        _mime_type(part) in ("text/plain", "text/html")
+        and not _filename(part, headers)
+        and disposition(headers) != "attachment"
+    )
+
+
+def body_text_parts(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The first text/plain and the first text/html part of the body, in document order (either may be None)."""
+    plain = html = None
+    for part, headers in _walk(payload, []):
+        if not _is_body_text(part, headers):
+            continue
+        if _mime_type(part) == "text/plain" and plain is None:
+            plain = part
+        elif _mime_type(part) == "text/html" and html is None:
+            html = part
+    return plain, html
+
+
+def carried_parts(payload: dict[str, Any], problems: list[str]) -> list[PartRef]:
+    """The parts a forward carries over: every attachment (`collect_attachments`'s) and every inline
+    picture the HTML refers to by Content-ID, in document order."""
+    found: list[PartRef] = []
+    for part, headers in _walk(payload, problems):
+        attachment = _attachment(part, headers)
+        content_id = _content_id(headers)
+        if attachment is None and not (content_id and _mime_type(part).startswith("image/")):
+            continue
+        body = _body(part)
+        data = body.get("data")
+        decoded = decode_base64url(data) if isinstance(data, str) and data else None
+        attachment_id = body.get("attachmentId")
+        size = body.get("size")
+        found.append(
+            PartRef(
+                part_id=_part_id(part),
+                mime_type=_mime_type(part),
+                filename=attachment.filename if attachment is not None else "",
+                size=size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0,
+                inline=attachment.inline if attachment is not None else True,
+                content_id=content_id,
+                charset=part_charset(headers),
+                data=decoded,
+                attachment_id=attachment_id if isinstance(attachment_id, str) and attachment_id else None,
+            )
+        )
+    return found
+
+
+def named_text_part(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The first text part that carries a file name but is not `Content-Disposition: attachment`:
+    what the standard library's `EmailMessage.get_body` answers for a message without other text."""
+    for part, headers in _walk(payload, []):
+        if (
+            _mime_type(part) in ("text/plain", "text/html")
+            and _filename(part, headers)
+            and disposition(headers) != "attachment"
+        ):
+            return part
+    return None
+
+
 def record_problem(problems: list[str], code: str) -> None:
     """Record a problem once; the list stays short whatever the message does."""
     if code not in problems and len(problems) < 100:
@@ -129,21 +224,48 @@ def collect_attachments(payload: dict[str, Any], problems: list[str], limit: int
     return found
 
 
+Fetch = Callable[[str], "bytes | None"]
+"""Gets an attachment's bytes by its attachment id; None when they could not be had."""
+
+
 class BodyRenderer:
     """Builds the readable body: the text/plain alternative if any, else HTML as text; inline
-    text parts of a multipart/mixed are concatenated in order."""
+    text parts of a multipart/mixed are concatenated in order. A message whose only text parts
+    carry a file name (inline, with `filename=` or `name=`) shows the first of them, as the standard
+    library's `get_body` does; it stays in the attachment list too. Its bytes are fetched with
+    `fetch` when Gmail did not send them inline."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], fetch: Fetch | None = None) -> None:
         self.problems = problems
         self.incomplete = False
+        self.fetch = fetch
         self._parts = 0
         self._chars = 0
 
     def render(self, payload: dict[str, Any]) -> str:
         """The body text of `payload`; sets `incomplete` when something could not be included."""
         chunks, incomplete = self._render(payload, 0)
+        if not any(chunk.strip() for chunk in chunks):
+            named = named_text_part(payload)
+            if named is not None:
+                chunks, named_incomplete = self._named(named)
+                incomplete = incomplete or named_incomplete
         self.incomplete = self.incomplete or incomplete
         return "\n\n".join(chunk.strip("\n") for chunk in chunks)
+
+    def _named(self, part: dict[str, Any]) -> tuple[list[str], bool]:
+        headers = header_map(part.get("headers", []))
+        attachment_id = _body(part).get("attachmentId")
+        if isinstance(_body(part).get("data"), str) or not isinstance(attachment_id, str) or not attachment_id:
+            return self._leaf(part, headers, _mime_type(part))
+        size = _body(part).get("size")
+        raw = None
+        if self.fetch is not None and not (isinstance(size, int) and size > 2 * MAX_BODY_CHARS):
+            raw = self.fetch(attachment_id)
+        if raw is None:
+            self._problem(f"body_not_inline:{_part_id(part)}")
+            return [], True
+        return self._text(raw, headers, _mime_type(part), _part_id(part))
 
     def _problem(self, code: str) -> None:
         record_problem(self.problems, code)
@@ -202,6 +324,9 @@ class BodyRenderer:
         if raw is None:
             self._problem(f"undecodable_part:{part_id}")
             return [], True
+        return self._text(raw, headers, mime, part_id)
+
+    def _text(self, raw: bytes, headers: HeaderMap, mime: str, part_id: str) -> tuple[list[str], bool]:
         text, exact = decode_bytes(raw, part_charset(headers))
         if not exact:
             self._problem(f"charset_replaced:{part_id}")

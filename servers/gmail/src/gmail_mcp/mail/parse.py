@@ -16,16 +16,30 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InvalidField, MessageMalformed
-from .headers import HeaderMap, decode_header_value, header_map, raw_header
-from .mime import Attachment, BodyRenderer, collect_attachments, iso_date
+from .headers import HeaderMap, decode_header_value, header_map, part_charset, raw_header
+from .mime import (
+    Attachment,
+    BodyRenderer,
+    Fetch,
+    PartRef,
+    body_text_parts,
+    carried_parts,
+    collect_attachments,
+    iso_date,
+)
+from .text import decode_base64url, decode_bytes
 
 __all__ = [
     "Attachment",
+    "Fetch",
     "HeaderMap",
+    "MessageContent",
     "MessageSummary",
     "ParsedEmail",
+    "PartRef",
     "decode_header_value",
     "header_map",
+    "message_content",
     "parse_full",
     "slice_body",
     "summarize",
@@ -141,8 +155,12 @@ def summarize(
     )
 
 
-def parse_full(resource: dict[str, Any], label_names: Mapping[str, str]) -> ParsedEmail:
-    """Read a `format=full` resource: headers, the readable body text and the attachment list."""
+def parse_full(resource: dict[str, Any], label_names: Mapping[str, str], fetch: Fetch | None = None) -> ParsedEmail:
+    """Read a `format=full` resource: headers, the readable body text and the attachment list.
+
+    `fetch` gets an attachment's bytes: needed only for a body whose one text part is a named
+    part Gmail did not send inline (without it that body is reported missing).
+    """
     checked = _check_resource(resource)
     payload = _payload(checked)
     problems: list[str] = []
@@ -151,7 +169,7 @@ def parse_full(resource: dict[str, Any], label_names: Mapping[str, str]) -> Pars
         payload = {}
     headers = header_map(payload.get("headers", []))
     labels, unread = _labels(checked, label_names)
-    renderer = BodyRenderer(problems)
+    renderer = BodyRenderer(problems, fetch)
     body = renderer.render(payload) if payload else ""
     return ParsedEmail(
         id=checked["id"],
@@ -172,6 +190,56 @@ def parse_full(resource: dict[str, Any], label_names: Mapping[str, str]) -> Pars
         body=body,
         attachments=collect_attachments(payload, problems) if payload else [],
         body_incomplete=renderer.incomplete or not payload,
+        problems=problems,
+    )
+
+
+@dataclass(frozen=True)
+class MessageContent:
+    """What a message is made of, to carry into another one (a forward, an updated draft)."""
+
+    text: str | None  # the first text/plain body part, decoded exactly (None: there is none)
+    html: str | None  # the first text/html body part, decoded (None: there is none)
+    html_attachment_id: str | None  # the HTML part's bytes were not sent inline: fetch them by this id
+    html_charset: str | None
+    parts: list[PartRef]  # attachments and inline pictures, in document order
+    problems: list[str]
+
+
+def _part_text(part: dict[str, Any] | None, problems: list[str]) -> tuple[str | None, str | None, str | None]:
+    """(text, attachment id when not inline, charset) of a body part."""
+    if part is None:
+        return None, None, None
+    headers = header_map(part.get("headers", []))
+    charset = part_charset(headers)
+    body = part.get("body")
+    body = body if isinstance(body, dict) else {}
+    data = body.get("data")
+    if isinstance(data, str) and data:
+        raw = decode_base64url(data)
+        if raw is None:
+            problems.append(f"undecodable_part:{part.get('partId', '')}")
+            return None, None, charset
+        return decode_bytes(raw, charset)[0], None, charset
+    attachment_id = body.get("attachmentId")
+    if isinstance(attachment_id, str) and attachment_id:
+        return None, attachment_id, charset
+    return "", None, charset
+
+
+def message_content(resource: dict[str, Any]) -> MessageContent:
+    """The body parts and carried parts of a `format=full` resource (nothing fetched here)."""
+    payload = _payload(_check_resource(resource)) or {}
+    problems: list[str] = []
+    plain, html = body_text_parts(payload)
+    text, _, _ = _part_text(plain, problems)
+    html_text, html_id, html_charset = _part_text(html, problems)
+    return MessageContent(
+        text=text,
+        html=html_text,
+        html_attachment_id=html_id,
+        html_charset=html_charset,
+        parts=carried_parts(payload, problems),
         problems=problems,
     )
 

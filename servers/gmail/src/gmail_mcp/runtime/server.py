@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import mcp_types
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, InputRequiredResult
@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from ..models import MCPError, argument_error, contract_error
 from .lifecycle import InFlight
 from .logs import REQUEST_ID
+from .requests import ContractRequests
 from .stdio import guarded_stdio
 from .wire import error_result, success_result
 
@@ -33,7 +34,15 @@ class InjectedCrash(RuntimeError):
     """Raised for tools named in the test-only *_MCP_CRASH_TOOLS variable, to exercise internal_error."""
 
 
-class ContractServer(MCPServer[Any]):
+class UnknownTools(ValueError):
+    """`expose` was given a name that is neither a tool of this server nor a group."""
+
+    def __init__(self, entry: str, known: list[str]) -> None:
+        names = ", ".join(known)
+        super().__init__(f"--tools: no tool or group is called {entry[:100]!r} (groups: all, read; tools: {names})")
+
+
+class ContractServer(ContractRequests):
     """MCPServer whose every tool call answers in the contract and leaves one log line.
 
     Tool bodies raise domain exceptions and never catch them. This is the one place
@@ -53,6 +62,7 @@ class ContractServer(MCPServer[Any]):
         self.mapper = mapper
         self.read_only = read_only
         self.write_tools: set[str] = set()  # filled by `tool` from each tool's annotations
+        self.hidden_tools: frozenset[str] = frozenset()  # left out by `expose`
         self.crash_tools = frozenset(crash_tools)
         self.calls = InFlight()
 
@@ -83,6 +93,27 @@ class ContractServer(MCPServer[Any]):
 
         return decorate
 
+    def expose(self, names: Iterable[str]) -> None:
+        """Offer only the named tools, after every tool is registered (`--tools`).
+
+        Each entry is a tool name or a group: `read` (the tools annotated readOnlyHint true) or
+        `all`. The tools left out are not listed and answer not_found (`resource: tool`), even a
+        write tool of a read-only server: not offered at all beats read-only. An entry that names
+        nothing raises UnknownTools, before anything is removed.
+        """
+        listed = {tool.name: tool for tool in self._tool_manager.list_tools()}
+        known = set(listed) | self.write_tools
+        readers = {name for name, tool in listed.items() if tool.annotations and tool.annotations.read_only_hint}
+        groups = {"all": known, "read": readers}
+        wanted: set[str] = set()
+        for entry in names:
+            if entry not in groups and entry not in known:
+                raise UnknownTools(entry, sorted(known))
+            wanted |= groups.get(entry, {entry})
+        self.hidden_tools = frozenset(known - wanted)
+        for name in self.hidden_tools & set(listed):
+            self._tool_manager.remove_tool(name)
+
     async def run_stdio_async(self) -> None:
         """Serve stdio behind `guarded_stdio`; on SIGTERM, end once the calls in flight are done."""
         signal.signal(signal.SIGTERM, self.calls.terminate)
@@ -95,9 +126,13 @@ class ContractServer(MCPServer[Any]):
         property names and cost agents ~15% of tools/list for nothing."""
         tools = await super().list_tools()
         for tool in tools:
-            tool.input_schema = _without_titles(tool.input_schema)
+            tool.input_schema = lean_schema(tool.input_schema, descriptions=True)
             if tool.output_schema is not None:
-                tool.output_schema = _without_titles(tool.output_schema)
+                tool.output_schema = lean_schema(tool.output_schema, descriptions=False)
+            if tool.annotations is not None:
+                tool.annotations = lean_annotations(tool.annotations)
+            if tool.description:
+                tool.description = " ".join(tool.description.split())  # a docstring's indentation says nothing
         return tools
 
     async def call_tool(
@@ -143,7 +178,7 @@ class ContractServer(MCPServer[Any]):
             )
         tool = self._tool_manager.get_tool(name)
         if tool is None:
-            if self.read_only and name in self.write_tools:
+            if self.read_only and name in self.write_tools and name not in self.hidden_tools:
                 return contract_error(
                     "permission_denied",
                     f"{name} is not available: the server is read-only",
@@ -178,10 +213,68 @@ class ContractServer(MCPServer[Any]):
         return contract_error("internal_error", f"internal error (request id {request_id})", request_id)
 
 
-def _without_titles(schema: Any) -> Any:
-    """A JSON schema minus its `title` keywords (a property *named* title maps to a schema, so it stays)."""
-    if isinstance(schema, dict):
-        return {k: _without_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+# What the MCP specification says a client must assume for a hint that is absent.
+HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
+
+
+def lean_annotations(annotations: mcp_types.ToolAnnotations) -> mcp_types.ToolAnnotations:
+    """The annotations minus hints equal to the specification's defaults (they say nothing more)."""
+    kept = {
+        name: value
+        for name, value in annotations.model_dump(exclude_none=True).items()
+        if HINT_DEFAULTS.get(name, not value) != value
+    }
+    return mcp_types.ToolAnnotations(**kept)
+
+
+def lean_schema(schema: Any, *, descriptions: bool) -> Any:
+    """The same JSON schema in fewer characters: agents pay for every one in tools/list.
+
+    Drops pydantic's `title`s (they repeat the property names) and `"default": null` (an optional
+    property says as much), writes `anyOf [X, null]` as X with `"type": [T, "null"]`, and, for
+    output schemas (`descriptions=False`), drops descriptions: clients validate against them, the
+    model never reads them. A property *named* title/description/default maps to a schema, not a
+    string or null, so it stays.
+    """
     if isinstance(schema, list):
-        return [_without_titles(item) for item in schema]
-    return schema
+        return [lean_schema(item, descriptions=descriptions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lean: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "description" and isinstance(value, str) and not descriptions:
+            continue
+        if key == "default" and value is None:
+            continue
+        lean[key] = lean_schema(value, descriptions=descriptions)
+    merged = _merged_types(lean.get("anyOf"))
+    if merged is None:
+        return lean
+    return {**merged, **{key: value for key, value in lean.items() if key != "anyOf"}}
+
+
+# Keywords that constrain one JSON type only, so alternatives of different types can share a schema.
+_TYPE_KEYWORDS = frozenset(
+    {"items", "maxItems", "minItems", "uniqueItems", "pattern", "maxLength", "minLength", "format"}
+    | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
+
+
+def _merged_types(alternatives: Any) -> dict[str, Any] | None:
+    """`anyOf` of plain typed schemas (`[string|null]`, `[array|string|null]`) as one schema with a type
+    list; None when the alternatives share a type or carry a keyword that is not type-specific."""
+    if not isinstance(alternatives, list) or len(alternatives) < 2:
+        return None
+    types: list[str] = []
+    merged: dict[str, Any] = {}
+    for alternative in alternatives:
+        if not isinstance(alternative, dict) or not isinstance(alternative.get("type"), str):
+            return None
+        keywords = set(alternative) - {"type"}
+        if alternative["type"] in types or not keywords <= _TYPE_KEYWORDS or keywords & set(merged):
+            return None
+        types.append(alternative["type"])
+        merged.update({key: alternative[key] for key in keywords})
+    return {**merged, "type": types}

@@ -1,18 +1,54 @@
-"""Label tools."""
+"""Label tools: list them with their counts; create, rename (or recolour) and delete them."""
 
 from __future__ import annotations
 
-from mcp_types import ToolAnnotations
+from typing import Annotated
 
-from gmail_mcp.labels import LabelDirectory
-from gmail_mcp.results import ListLabelsResult
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from gmail_mcp.accounts import Accounts
+from gmail_mcp.labels import LabelVerb
+from gmail_mcp.results import ListLabelsResult, ManagedLabel, lean_optional
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.tools.arguments import Account
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+# delete removes a label for good (never a message): destructive.
+MANAGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
+
+Hex = Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$")]
 
 
-def register(server: ContractServer, labels: LabelDirectory) -> None:
+class LabelColors(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Hex
+    background: Hex
+
+
+MANAGE_LABEL = (
+    "Create, rename (new_name, colors) or delete a user label; deleting a label never deletes messages. "
+    "colors: Gmail's palette, e.g. #ffffff on #16a765."
+)
+
+
+def register(server: ContractServer, accounts: Accounts) -> None:
     @server.tool(annotations=READ)
-    def list_labels() -> ListLabelsResult:
+    def list_labels(account: Account = None) -> ListLabelsResult:
         """List all labels (system and user) with their unread and total message counts."""
-        return labels.list_with_counts()
+        with accounts.reading(account) as mail:
+            return mail.labels.list_with_counts()
+
+    @server.tool(annotations=MANAGE, description=MANAGE_LABEL)
+    def manage_label(
+        action: LabelVerb,
+        label: Annotated[str, Field(min_length=1, max_length=225, description="name (any case) or id")],
+        new_name: Annotated[
+            Annotated[str, Field(max_length=225)] | None, Field(json_schema_extra=lean_optional)
+        ] = None,
+        colors: Annotated[LabelColors | None, Field(json_schema_extra=lean_optional)] = None,
+        account: Account = None,
+    ) -> ManagedLabel:
+        with accounts.writing(account) as mail:
+            return mail.labels.manage(action, label, new_name, (colors.text, colors.background) if colors else None)

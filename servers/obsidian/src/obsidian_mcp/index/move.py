@@ -85,6 +85,7 @@ def move_note(
         index.run(affected, progress, full=True)
 
     notes.move_file(vault, locks, planned)
+    index.vectors.note_moved(source, target)
     if not update_links:
         return MoveResult(path=source, new_path=target, updated_notes=[])
 

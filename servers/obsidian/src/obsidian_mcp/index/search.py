@@ -10,6 +10,14 @@ as snippet.
 
 Should FTS5 still reject a query the parser let through, the same query is answered by scanning
 the stored text in Python (slower, same filters) with a `SEARCH_DEGRADED` warning.
+
+By meaning (`mode`, see `search_notes`): "semantic" ranks notes by their closest chunk vector
+(`index.vectors`); "hybrid" fuses the keyword ranking, an any-word keyword fallback when every word
+matched too few notes, and the vector ranking, keeping exact matches on top (`semantic.fusion`).
+Folder, tag and `-excluded` filters apply to every ranking. A hit the all-words search found keeps
+its matching line; a hit found by meaning shows its closest passage. `similar_notes` ranks notes
+by the meaning of a whole note. While the index of meanings is incomplete, these carry an
+`INDEX_BUILDING` warning; should it fail, the keyword search answers with `SEARCH_DEGRADED`.
 """
 
 from __future__ import annotations
@@ -17,24 +25,33 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from obsidian_mcp import warnings
 from obsidian_mcp.index.filters import folder_clause, tag_keys, tags_clause
 from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.query import Query, parse_query
-from obsidian_mcp.index.results import SearchHit, SearchResult
+from obsidian_mcp.index.results import SearchHit, SearchResult, SimilarHit, SimilarResult
 from obsidian_mcp.index.store import COLUMNS, WEIGHTS
 from obsidian_mcp.index.text import Term, lower_without_accents, snippet_around, token_spans, tokens
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
-from obsidian_mcp.vault.errors import InvalidArgument
+from obsidian_mcp.index.vectors import VaultVectors
+from obsidian_mcp.models import ToolWarning
+from obsidian_mcp.vault.errors import InvalidArgument, NoteNotFound
+
+if TYPE_CHECKING:  # imported with the vectors, on first use: see index.vectors
+    from obsidian_mcp.semantic import FusedHit, NoteHit
 
 log = logging.getLogger("obsidian_mcp.index")
 
 MAX_LIMIT = 100
+Mode = Literal["hybrid", "keyword", "semantic"]
+MODES: tuple[str, ...] = get_args(Mode)
+CANDIDATES = 50  # notes taken from each ranking before fusing them (at least `limit`)
 _LINE_COLUMNS = ("body", "frontmatter", "code")  # line-aligned columns, in order of preference
 
 
@@ -95,14 +112,22 @@ def search_notes(
     tags: Sequence[str] = (),
     limit: int = 20,
     progress: ProgressFn | None = None,
+    mode: Mode = "keyword",
 ) -> SearchResult:
     """Notes matching `query` (see `index.query`), best first; a `SEARCH_DEGRADED` warning when
-    FTS5 refused the query and the stored text was scanned instead."""
+    FTS5 refused the query and the stored text was scanned instead. `mode`: "keyword" (the
+    default here; the tool's default is "hybrid"), "hybrid" or "semantic" (see the module
+    docstring)."""
     parsed = parse_query(query)
     _check(limit)
+    if mode not in MODES:
+        raise InvalidArgument("mode", "invalid", f"'mode' must be one of {', '.join(MODES)}")
     keys = tag_keys(tags)
     folder_rel, _ = index.vault.resolve_folder(folder)
-    return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress)
+    if mode == "keyword":
+        return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress)
+    asked = _Asked(query, parsed, folder_rel, keys, limit, mode == "semantic")
+    return index.run(lambda snapshot: _by_meaning(snapshot, index.vectors, asked), progress)
 
 
 def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> SearchResult:
@@ -124,9 +149,10 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
 
 
 def _ranked(
-    conn: sqlite3.Connection, match: str, folder_rel: str, keys: list[str], limit: int
+    conn: sqlite3.Connection, match: str, folder_rel: str, keys: list[str], limit: int, *, count: bool = True
 ) -> tuple[list[tuple[int, float]], int]:
-    """The best `limit` (note id, bm25 rank) pairs and the number of matching notes.
+    """The best `limit` (note id, bm25 rank) pairs and the number of matching notes (without
+    `count`, unfiltered: at most `limit`, sparing a second pass over the matches).
 
     Without filters FTS5 ranks on its own and a plain count follows (three times faster on
     common words than one query with a window count); with filters, one query in which SQLite
@@ -137,7 +163,7 @@ def _ranked(
     scored = f"SELECT rowid AS id, bm25(content_fts, {weights}) AS rank FROM content_fts WHERE content_fts MATCH ?"
     if not folder_rel and not keys:
         ranked = [(row[0], row[1]) for row in conn.execute(f"{scored} ORDER BY rank LIMIT ?", (match, limit))]
-        if len(ranked) < limit:
+        if len(ranked) < limit or not count:
             return ranked, len(ranked)
         return ranked, conn.execute("SELECT count(*) FROM content_fts WHERE content_fts MATCH ?", (match,)).fetchone()[
             0
@@ -219,3 +245,230 @@ def _scan(conn: sqlite3.Connection, query: Query, folder_rel: str, keys: list[st
         for score, path, title, headings, named in scored[:limit]
     ]
     return SearchResult(results=results, total=len(scored), warnings=[warnings.search_degraded()])
+
+
+# -- by meaning --------------------------------------------------------------------------------
+
+_EXCLUDED_PIECE = re.compile(r'(?:^|(?<=\s))-(?:"[^"]*"?|\S+)')
+
+
+@dataclass(frozen=True)
+class _Asked:
+    text: str  # the query as typed
+    query: Query
+    folder_rel: str
+    keys: list[str]
+    limit: int
+    semantic_only: bool
+
+    @property
+    def depth(self) -> int:
+        return max(CANDIDATES, self.limit)
+
+    @property
+    def meaning(self) -> str:
+        """What is embedded: the query without its `-excluded` terms."""
+        return " ".join(_EXCLUDED_PIECE.sub(" ", self.text).split()) or self.text
+
+
+def _state(vectors: VaultVectors, found: list[ToolWarning]) -> bool:
+    """Whether the vectors can be searched: brings them up to date when little changed, and adds
+    `INDEX_BUILDING` (or `SEARCH_DEGRADED` when there are none, or some failed) to `found`."""
+    progress = vectors.catch_up()
+    if progress is None:
+        found.append(warnings.semantic_unavailable())
+        return False
+    if progress.error is not None:  # a batch failed (logged): its notes are missing from the vectors
+        _degraded(found)
+    if not progress.complete:
+        found.append(warnings.index_building(progress.done, progress.total))
+    return True
+
+
+def _degraded(found: list[ToolWarning]) -> None:
+    if all(warning.code != warnings.SEARCH_DEGRADED for warning in found):
+        found.append(warnings.semantic_unavailable())
+
+
+def _allowed(conn: sqlite3.Connection, asked: _Asked) -> Callable[[str], bool] | None:
+    """The folder, tag and exclusion filters as a test of a path; None when there are none."""
+    inside: set[str] | None = None
+    if asked.folder_rel or asked.keys:
+        where_folder, folder_params = folder_clause(asked.folder_rel)
+        where_tags, tag_params = tags_clause(asked.keys)
+        rows = conn.execute(
+            f"SELECT n.path FROM notes AS n WHERE {where_folder} AND {where_tags}", [*folder_params, *tag_params]
+        )
+        inside = {row[0] for row in rows}
+    excluded: set[str] = set()
+    if asked.query.excluded:
+        match = " OR ".join(term.fts() for term in asked.query.excluded)
+        rows = conn.execute(
+            "SELECT n.path FROM content_fts CROSS JOIN notes AS n ON n.id = content_fts.rowid "
+            "WHERE content_fts MATCH ?",
+            (match,),
+        )
+        excluded = {row[0] for row in rows}
+    if inside is None and not excluded:
+        return None
+    return lambda path: (inside is None or path in inside) and path not in excluded
+
+
+def _semantic(
+    vectors: VaultVectors, asked: _Asked, allow: Callable[[str], bool] | None, found: list[ToolWarning]
+) -> list[NoteHit]:
+    try:
+        return vectors.search(asked.meaning, asked.depth, allow)
+    except Exception:  # the model or the vectors failed: keywords alone answer
+        log.exception("search by meaning failed")
+        _degraded(found)
+        return []
+
+
+def _titles(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[int, str]]:
+    """(note id, title) of each of `paths` the keyword index has: the others are gone or left out."""
+    if not paths:
+        return {}
+    marks = ", ".join("?" * len(paths))
+    rows = conn.execute(f"SELECT path, id, title FROM notes WHERE path IN ({marks})", list(paths))
+    return {path: (note_id, title) for path, note_id, title in rows}
+
+
+def _keyword_ranking(
+    conn: sqlite3.Connection, query: Query, asked: _Asked, found: list[ToolWarning], *, count: bool = True
+) -> tuple[list[tuple[str, float]], int, dict[str, tuple[int, str]]]:
+    """A keyword ranking as (path, BM25 score), the number of matches (see `_ranked`), and
+    (id, title) per path; FTS5 refusing the query falls back to the scan (`SEARCH_DEGRADED`)."""
+    try:
+        match = query.match_expression()
+        ranked, total = _ranked(conn, match, asked.folder_rel, asked.keys, asked.depth, count=count)
+    except sqlite3.OperationalError as exc:
+        if "fts5" not in str(exc):
+            raise
+        log.warning("FTS5 refused a parsed query; scanning instead", extra={"sqlite_error": str(exc)[:200]})
+        scanned = _scan(conn, query, asked.folder_rel, asked.keys, asked.depth)
+        found.extend(scanned.warnings)
+        names = _titles(conn, [hit.path for hit in scanned.results])
+        return [(hit.path, hit.score) for hit in scanned.results], scanned.total, names
+    if not ranked:
+        return [], total, {}
+    marks = ", ".join("?" * len(ranked))
+    rows = conn.execute(f"SELECT id, path, title FROM notes WHERE id IN ({marks})", [i for i, _ in ranked])
+    paths = {note_id: (path, title) for note_id, path, title in rows}
+    ranking = [(paths[note_id][0], -rank) for note_id, rank in ranked if note_id in paths]
+    return ranking, total, {path: (note_id, title) for note_id, (path, title) in paths.items()}
+
+
+def _fallback_query(asked: _Asked) -> Query | None:
+    """The any-word query of `semantic.fusion` with the question's exclusions, or None."""
+    from obsidian_mcp.semantic import any_word_query
+
+    any_words = any_word_query(asked.text)
+    if any_words is None:
+        return None
+    try:
+        parsed = parse_query(any_words)
+    except InvalidArgument:
+        return None
+    return Query(parsed.groups, asked.query.excluded)
+
+
+def _by_meaning(snapshot: Snapshot, vectors: VaultVectors, asked: _Asked) -> SearchResult:
+    from obsidian_mcp.semantic import fuse, needs_fallback
+
+    conn = snapshot.conn
+    found: list[ToolWarning] = []
+    usable = _state(vectors, found)
+    allow = _allowed(conn, asked)
+    semantic = _semantic(vectors, asked, allow, found) if usable else []
+    names = _titles(conn, [hit.path for hit in semantic])
+    semantic = [hit for hit in semantic if hit.path in names]
+    closest = {hit.path: hit for hit in semantic}
+    if asked.semantic_only:
+        hits = [_meaning_hit(hit, names[hit.path][1], hit.score) for hit in semantic[: asked.limit]]
+        return SearchResult(results=hits, total=len(semantic), warnings=found)
+
+    keyword, keyword_total, keyword_names = _keyword_ranking(conn, asked.query, asked, found)
+    names.update(keyword_names)
+    fallback: list[tuple[str, float]] = []
+    fallback_query = _fallback_query(asked) if needs_fallback(keyword_total) else None
+    if fallback_query is not None:
+        fallback, _, fallback_names = _keyword_ranking(conn, fallback_query, asked, found, count=False)
+        names.update(fallback_names)
+    fused = fuse(
+        keyword,
+        [(hit.path, hit.score) for hit in semantic],
+        fallback=fallback,
+        keyword_total=keyword_total,
+        query=asked.text,
+        titles={path: names[path][1] for path, _ in keyword},
+    )
+    total = len(fused) + max(0, keyword_total - len(keyword))
+    chosen = fused[: asked.limit]
+    located = _locations(conn, asked, fallback_query, chosen, names)
+    hits = []
+    for hit in chosen:
+        title = names[hit.path][1]
+        where = located.get(hit.path)
+        if where is not None:
+            hits.append(_hit(hit.path, title, hit.score, where))
+        else:
+            hits.append(_meaning_hit(closest[hit.path], title, hit.score))
+    return SearchResult(results=hits, total=total, warnings=found)
+
+
+def _locations(
+    conn: sqlite3.Connection,
+    asked: _Asked,
+    fallback_query: Query | None,
+    chosen: Sequence[FusedHit],
+    names: dict[str, tuple[int, str]],
+) -> dict[str, Location]:
+    """The matching line of the chosen hits found by words: by all the words when they matched,
+    by the any-word query when only it and not the vectors found the note."""
+    by_words = [hit.path for hit in chosen if hit.keyword_rank is not None]
+    by_any = [hit.path for hit in chosen if hit.keyword_rank is None and hit.semantic_rank is None]
+    located: dict[str, Location] = {}
+    for path, _, headings, columns in _notes(conn, [names[path][0] for path in by_words + by_any]).values():
+        terms = asked.query.terms if path in by_words or fallback_query is None else fallback_query.terms
+        located[path] = locate(terms, columns, json.loads(headings))
+    return located
+
+
+def _meaning_hit(hit: NoteHit, title: str, score: float) -> SearchHit:
+    return SearchHit(
+        path=hit.path, title=title, score=_rounded(score), line=hit.line, heading=hit.heading, snippet=hit.snippet
+    )
+
+
+def _rounded(score: float) -> float:
+    return float(f"{score:.6g}")
+
+
+def similar_notes(index: VaultIndex, path: str, limit: int = 10, progress: ProgressFn | None = None) -> SimilarResult:
+    """The notes closest in meaning to the note at `path` (itself excluded), closest first; a
+    missing note is `NoteNotFound`, a path outside the vault refused as `read_note` refuses it."""
+    _check(limit)
+    note = index.vault.resolve(path)
+    return index.run(lambda snapshot: _similar(snapshot, index.vectors, note.rel, limit), progress)
+
+
+def _similar(snapshot: Snapshot, vectors: VaultVectors, rel: str, limit: int) -> SimilarResult:
+    conn = snapshot.conn
+    if conn.execute("SELECT 1 FROM notes WHERE path = ?", (rel,)).fetchone() is None:
+        raise NoteNotFound(rel)  # a file the index leaves out is no note here
+    found: list[ToolWarning] = []
+    hits: list[NoteHit] = []
+    if _state(vectors, found):
+        try:
+            hits = vectors.similar(rel, limit + CANDIDATES // 5)  # a few more: some may be gone since
+        except Exception:
+            log.exception("finding similar notes failed")
+            _degraded(found)
+    names = _titles(conn, [hit.path for hit in hits])
+    results = [
+        SimilarHit(path=hit.path, title=names[hit.path][1], score=_rounded(hit.score), snippet=hit.snippet)
+        for hit in hits
+        if hit.path in names and hit.path != rel
+    ]
+    return SimilarResult(path=rel, results=results[:limit], warnings=found)

@@ -4,6 +4,9 @@ A note is re-read when its (mtime, size) differs from what was stored, or when i
 modified within `RACY_SECONDS` of being indexed, where a second change in the same clock tick
 could keep both values (the "racy git" problem). Racy notes are re-read and compared by content
 hash until they settle. Nothing else reads files, so an unchanged vault costs one listing.
+
+`SyncListener`s hear of every note `apply` reads or drops, with the bytes it read, so a cache
+built from the notes (the pages of `query_notes`) stays in step without reading them again.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from obsidian_mcp.index.extract import NoteRecord, extract
 from obsidian_mcp.index.progress import ProgressFn
@@ -23,6 +27,18 @@ from obsidian_mcp.vault.errors import VaultError
 from obsidian_mcp.vault.links import nfc_casefold, stem
 from obsidian_mcp.vault.paths import NOTE_SUFFIX, NoteInfo, Vault, is_unlisted_name
 from obsidian_mcp.vault.storage import etag_of, read_bytes
+
+
+class SyncListener(Protocol):
+    """Told, during a sync, of each note read (`record` is None when its text had not changed)
+    and each note dropped; `index_reset` when the index starts over from an empty database."""
+
+    def note_indexed(self, info: NoteInfo, data: bytes, digest: str, record: NoteRecord | None) -> None: ...
+
+    def note_dropped(self, rel: str) -> None: ...
+
+    def index_reset(self) -> None: ...
+
 
 RACY_SECONDS = 2.0
 BATCH = 200  # notes per transaction, and between progress reports
@@ -135,8 +151,9 @@ def apply(
     todo: list[NoteInfo],
     gone: list[str],
     progress: ProgressFn | None = None,
+    listeners: Sequence[SyncListener] = (),
 ) -> int:
-    """Read and index `todo`, drop `gone`. Returns the number of notes (re)indexed."""
+    """Read and index `todo`, drop `gone`, telling `listeners`. Returns the number of notes (re)indexed."""
     total = len(todo)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     indexed = 0
@@ -144,8 +161,10 @@ def apply(
     try:
         for rel in gone:
             _delete_path(conn, rel)
+            for listener in listeners:
+                listener.note_dropped(rel)
         for done, info in enumerate(todo, 1):
-            indexed += _index_one(conn, vault, info)
+            indexed += _index_one(conn, vault, info, listeners)
             if done % BATCH == 0:
                 conn.execute("COMMIT")
                 if report is not None:
@@ -167,7 +186,7 @@ def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
         _delete(conn, row[0])
 
 
-def _index_one(conn: sqlite3.Connection, vault: Vault, info: NoteInfo) -> int:
+def _index_one(conn: sqlite3.Connection, vault: Vault, info: NoteInfo, listeners: Sequence[SyncListener]) -> int:
     """Index one note (or notice it is unchanged / gone). Returns 1 when its record was written."""
     known = conn.execute("SELECT id, size, hash FROM notes WHERE path = ?", (info.rel,)).fetchone()
     try:
@@ -175,14 +194,21 @@ def _index_one(conn: sqlite3.Connection, vault: Vault, info: NoteInfo) -> int:
     except (OSError, VaultError):  # gone, unreadable, or refused since it was listed (a swapped symlink)
         if known is not None:
             _delete(conn, known[0])
+            for listener in listeners:
+                listener.note_dropped(info.rel)
         return 0
     digest = etag_of(data)
     racy = time.time() - info.mtime < RACY_SECONDS
+    read = NoteInfo(info.rel, len(data), info.mtime)
     if known is not None and known[1] == len(data) and known[2] == digest:
         conn.execute("UPDATE notes SET mtime = ?, racy = ? WHERE id = ?", (info.mtime, int(racy), known[0]))
+        for listener in listeners:
+            listener.note_indexed(read, data, digest, None)
         return 0
     if known is not None:
         _delete(conn, known[0])
     record = extract(data.decode("utf-8", errors="replace"), info.rel)
-    _insert(conn, NoteInfo(info.rel, len(data), info.mtime), digest, racy, record)
+    _insert(conn, read, digest, racy, record)
+    for listener in listeners:
+        listener.note_indexed(read, data, digest, record)
     return 1

@@ -25,6 +25,10 @@ Recovery. Any SQLite error while syncing or querying makes the index start over 
 empty database file; a second failure, or a database locked by another process for longer than
 the busy timeout, moves this process to a private in-memory index. Errors are logged, never
 shown to the caller.
+
+Listeners (`sync.SyncListener`, in `listeners`) hear of every note each sync reads or drops, and
+of every start-over; the Dataview pages of `index.pages` are kept fresh that way, and so is the
+index of meanings, `vectors` (`index.vectors`: embedded in the background after each sync).
 """
 
 from __future__ import annotations
@@ -36,14 +40,19 @@ import time
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.store import IndexStore, is_busy
+from obsidian_mcp.index.sync import SyncListener
+from obsidian_mcp.index.vectors import VaultVectors
 from obsidian_mcp.index.watch import ChangeFeed
 from obsidian_mcp.vault.paths import Vault
+
+if TYPE_CHECKING:
+    from obsidian_mcp.semantic import Embedder
 
 log = logging.getLogger("obsidian_mcp.index")
 
@@ -72,9 +81,13 @@ class VaultIndex:
         changes: TrackedLocks | None = None,
         rescan_seconds: float | None = None,
         watch: bool = True,
+        embedder: Embedder | None = None,
+        semantic: bool = True,
     ) -> None:
         """`rescan_seconds`: how often the whole vault is listed (0: before every call; None: 300 s
-        while the change feed works, 2 s without it). `watch=False` never starts the feed."""
+        while the change feed works, 2 s without it). `watch=False` never starts the feed.
+        `embedder`: the model of the index of meanings (None: the default, loaded on first use);
+        `semantic=False` keeps no index of meanings (benchmarks of the keyword index alone)."""
         self.vault = vault
         self.store = IndexStore(location, vault.root)
         self.changes = changes
@@ -85,6 +98,8 @@ class VaultIndex:
         self._last_listing: float | None = None
         self._listing_seconds = 0.0
         self._indexed = 0
+        self.vectors = VaultVectors(vault, self.store, embedder, enabled=semantic)
+        self.listeners: list[SyncListener] = [self.vectors]  # add before the first call; told under the lock
 
     def run(self, op: Callable[[Snapshot], T], progress: ProgressFn | None = None, *, full: bool = False) -> T:
         """Sync, then `op(snapshot)`; domain errors from either propagate unchanged. `full` forces
@@ -98,6 +113,7 @@ class VaultIndex:
                 try:
                     conn = self.store.connect()
                     self._sync(conn, progress)
+                    self.vectors.synced(conn)  # after connect(): see index.vectors
                     return op(Snapshot(conn))
                 except sqlite3.Error as exc:
                     failures += 1
@@ -109,6 +125,8 @@ class VaultIndex:
                         self.store.use_memory("the index database is locked or keeps failing")
                     else:
                         self.store.reset("the index database failed")
+                    for listener in self.listeners:
+                        listener.index_reset()
                 except BaseException:
                     self._forget()
                     raise
@@ -119,8 +137,10 @@ class VaultIndex:
         return self.run(lambda snapshot: self._indexed, progress, full=full)
 
     def close(self) -> None:
-        """Stop the change feed (the index stays usable, by periodic listing)."""
+        """Stop the change feed and the embedding (the index stays usable, by periodic listing,
+        without search by meaning)."""
         with self._lock:
+            self.vectors.stop()
             if self.feed is not None:
                 self.feed.close()
                 self.feed = None
@@ -148,7 +168,7 @@ class VaultIndex:
         else:
             changed_paths = {self.vault.root / rel for rel in changed}
             todo, gone = sync.plan_paths(conn, self.vault, written | changed_paths)
-        self._indexed = sync.apply(conn, self.vault, todo, gone, progress) if todo or gone else 0
+        self._indexed = sync.apply(conn, self.vault, todo, gone, progress, self.listeners) if todo or gone else 0
 
     def _interval(self) -> float:
         """Seconds between full listings: `rescan_seconds` (or the default for the current mode),

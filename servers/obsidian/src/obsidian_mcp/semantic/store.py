@@ -58,6 +58,7 @@ GROWTH = 1.25  # the matrix buffer grows by this factor when full
 COMPACT_FRACTION = 0.25  # compact the matrix when this share of its rows is dead
 COMPACT_MIN_ROWS = 1024
 _CANDIDATES = 8  # chunk rows looked at per wanted note before falling back to a full sort
+_LOAD_BATCH = 1024  # chunk rows read at a time when loading
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS semantic_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -270,23 +271,33 @@ class SemanticIndex:
             return self._snapshot
 
     def _load(self) -> None:
-        """Read every stored chunk into the matrix (caller holds the write lock)."""
+        """Read every stored chunk into the matrix (caller holds the write lock). The chunks are
+        streamed in batches straight into the matrix and the row list: reading them all first
+        would hold a second copy (~35 MB at 10,000 notes) whose freed pieces the heap keeps."""
         import numpy as np
 
         dim = self.embedder.dim
+        rows: list[_Row] = []
         with self._db_lock:
-            notes_rows = self.conn.execute("SELECT path, title, hash FROM semantic_notes").fetchall()
-            chunk_rows = self.conn.execute(
+            known = {
+                path: (title, digest)
+                for path, title, digest in self.conn.execute("SELECT path, title, hash FROM semantic_notes")
+            }
+            stored = self.conn.execute("SELECT count(*) FROM semantic_chunks").fetchone()[0]
+            buffer = np.zeros((max(stored, 64), dim), dtype=np.float32)
+            cursor = self.conn.execute(
                 "SELECT path, chunk_no, heading, line, text, vector FROM semantic_chunks ORDER BY path, chunk_no"
-            ).fetchall()
-        known = {path: (title, digest) for path, title, digest in notes_rows}
-        chunk_rows = [row for row in chunk_rows if row[0] in known and len(row[5]) == 2 * dim]
-        size = len(chunk_rows)
-        buffer = np.zeros((max(size, 64), dim), dtype=np.float32)
-        if size:
-            blobs = b"".join(row[5] for row in chunk_rows)
-            buffer[:size] = np.frombuffer(blobs, dtype="<f2").reshape(size, dim)
-        rows = [_Row.of(path, chunk_no, heading, line, text) for path, chunk_no, heading, line, text, _ in chunk_rows]
+            )
+            while batch := cursor.fetchmany(_LOAD_BATCH):
+                kept = [row for row in batch if row[0] in known and len(row[5]) == 2 * dim]
+                if kept:
+                    at = len(rows)
+                    blobs = b"".join(row[5] for row in kept)
+                    buffer[at : at + len(kept)] = np.frombuffer(blobs, dtype="<f2").reshape(len(kept), dim)
+                    rows.extend(
+                        _Row.of(path, chunk_no, heading, line, text) for path, chunk_no, heading, line, text, _ in kept
+                    )
+        size = len(rows)
         notes: dict[str, _Note] = {}
         start = 0
         for at, row in enumerate(rows):

@@ -1,8 +1,8 @@
-"""The daily note tool: find or create the note of a date the way Obsidian's Daily notes plugin does."""
+"""The daily note tool: find or create the daily or periodic note of a date the way Obsidian's plugins do."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp_types import ToolAnnotations
 from pydantic import Field
@@ -21,11 +21,17 @@ def register(server: ContractServer, vault: Vault, locks: PathLocks) -> None:
     @server.tool(annotations=DAILY, kept_read_only=True)  # read-only mode: finds, never creates
     def daily_note(
         date: Annotated[
-            str | None, Field(description="ISO date YYYY-MM-DD; default today (server's local time)")
+            str | None,
+            Field(description="ISO date YYYY-MM-DD; the note of the period holding it. Default today (local time)"),
         ] = None,
         create: Annotated[bool, Field(description="create the note from the template if it does not exist")] = True,
+        period: Annotated[
+            Literal["day", "week", "month", "quarter", "year"],
+            Field(description="which periodic note: the daily note, or the weekly, monthly, ... one"),
+        ] = "day",
     ) -> DailyNoteResult:
-        """The daily note of a date, following .obsidian/daily-notes.json (folder, date format,
-        template) like Obsidian: returned if it exists, else created from the template. In
-        read-only mode, or with create=false, a missing note is not_found."""
-        return daily.daily_note(vault, locks, date, create, may_write=not server.read_only)
+        """The daily (or weekly, monthly, quarterly, yearly) note of a date, where Obsidian keeps it
+        (Periodic Notes plugin settings, else .obsidian/daily-notes.json, else the plugin's defaults):
+        returned if it exists, else created from its template. In read-only mode, or with
+        create=false, a missing note is not_found."""
+        return daily.daily_note(vault, locks, date, create, period=period, may_write=not server.read_only)

@@ -1,6 +1,6 @@
-"""Link tools: backlinks, and moving a note with the links to it.
+"""Link tools: backlinks, link hygiene, and moving a note with the links to it.
 
-Both are async so that a first index build can report MCP progress (see `tools.worker`); the
+All are async so that a first index build can report MCP progress (see `tools.worker`); the
 work itself, and the typed result each returns as it is, is `obsidian_mcp.index`.
 """
 
@@ -11,8 +11,8 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from obsidian_mcp.index import backlinks, move
-from obsidian_mcp.index.results import BacklinksResult, MoveResult
+from obsidian_mcp.index import backlinks, check, move
+from obsidian_mcp.index.results import BacklinksResult, CheckLinksResult, MoveResult
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.common import READ, WRITE, NotePathArg
@@ -27,6 +27,21 @@ def register(server: ContractServer, index: VaultIndex, locks: PathLocks) -> Non
         with the line and its text. Links that could also mean another note of the same name are
         listed under 'ambiguous' instead of being guessed."""
         return await in_worker(ctx, lambda report: backlinks.get_backlinks(index, path, report))
+
+    @server.tool(annotations=READ)
+    async def check_links(
+        ctx: Context[Any, Any],
+        folder: Annotated[str, Field(description="vault-relative folder whose notes are checked; '' for all")] = "",
+        limit: Annotated[
+            int, Field(ge=1, le=check.MAX_LIMIT, description="entries per list at most on this page")
+        ] = check.DEFAULT_LIMIT,
+        cursor: Annotated[str | None, Field(description="next_cursor of the previous page")] = None,
+    ) -> CheckLinksResult:
+        """Link hygiene of the notes under a folder: unresolved links (no such note) with note,
+        line and target; orphans (no other note links to or embeds them); ambiguous links (a name
+        several notes share) with their candidates. Resolved like Obsidian; links in code are not
+        links. Each list is paged by `limit`; totals count everything; pass next_cursor for more."""
+        return await in_worker(ctx, lambda report: check.check_links(index, folder, limit, cursor, report))
 
     @server.tool(annotations=WRITE)
     async def move_note(

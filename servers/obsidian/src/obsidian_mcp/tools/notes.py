@@ -15,7 +15,14 @@ from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.common import OVERWRITE, READ, WRITE, EtagArg, NotePathArg
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.paths import Vault
-from obsidian_mcp.vault.results import DeleteResult, FrontmatterResult, ListNotesResult, ReadNoteResult, WriteResult
+from obsidian_mcp.vault.results import (
+    DeleteResult,
+    FrontmatterResult,
+    ListNotesResult,
+    ReadNoteResult,
+    WriteNoteResult,
+    WriteResult,
+)
 from obsidian_mcp.vault.storage import PathLocks
 
 
@@ -42,15 +49,26 @@ def register(server: ContractServer, vault: Vault, locks: PathLocks) -> None:
     @server.tool(annotations=OVERWRITE)
     def write_note(
         path: NotePathArg,
-        content: str,
+        content: Annotated[
+            str | None, Field(description="the note's text; with a template, written after the template's text")
+        ] = None,
         mode: Annotated[
             Literal["create", "overwrite"],
             Field(description="'create' refuses an existing note; 'overwrite' replaces it"),
         ] = "create",
         expected_etag: EtagArg = None,
-    ) -> WriteResult:
-        """Create a note, or replace one (mode='overwrite'). Atomic; folders are created as needed."""
-        return notes.write_note(vault, locks, path, content, mode=mode, expected_etag=expected_etag)
+        template: Annotated[
+            str | None,
+            Field(
+                description="a note in the templates folder (.obsidian/templates.json), '.md' optional, e.g. "
+                "'Meeting'; {{title}}, {{date}}, {{time}}, {{date:FORMAT}}, {{time:FORMAT}} are filled in"
+            ),
+        ] = None,
+    ) -> WriteNoteResult:
+        """Create a note, or replace one (mode='overwrite'), from content, a template, or both.
+        Atomic; folders are created as needed. Templater syntax (<% %>) is copied as written, with
+        a warning."""
+        return notes.write_note(vault, locks, path, content, mode=mode, expected_etag=expected_etag, template=template)
 
     @server.tool(annotations=WRITE)
     def append_to_note(

@@ -1,6 +1,6 @@
-"""Search tools: full-text search and tag counts, answered from the vault's index.
+"""Search tools: search by words and by meaning, similar notes and tag counts, from the vault's index.
 
-Both are async so that a first index build can report MCP progress while it runs on a worker
+All are async so that a first index build can report MCP progress while it runs on a worker
 thread (see `tools.worker`); the work itself, and the typed result each returns as it is, is
 `obsidian_mcp.index`.
 """
@@ -14,10 +14,10 @@ from pydantic import Field
 
 from obsidian_mcp.index import search, tags
 from obsidian_mcp.index.query import MAX_QUERY_CHARS
-from obsidian_mcp.index.results import SearchResult, TagsResult
+from obsidian_mcp.index.results import SearchResult, SimilarResult, TagsResult
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
-from obsidian_mcp.tools.common import READ
+from obsidian_mcp.tools.common import READ, NotePathArg
 from obsidian_mcp.tools.worker import in_worker
 
 FolderArg = Annotated[str, Field(description="vault-relative folder to search in; '' for the whole vault")]
@@ -31,7 +31,8 @@ def register(server: ContractServer, index: VaultIndex) -> None:
             str,
             Field(
                 max_length=MAX_QUERY_CHARS,
-                description='words (all must match), "exact phrase", prefix*, -excluded, a OR b',
+                description='a question or words; "exact phrase", prefix*, -excluded, a OR b (keyword mode: every '
+                "word must match)",
             ),
         ],
         folder: FolderArg = "",
@@ -40,12 +41,31 @@ def register(server: ContractServer, index: VaultIndex) -> None:
             Field(description="only notes having all these tags ('#' optional; 'a' also matches 'a/b')"),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=search.MAX_LIMIT, description="results to return at most")] = 20,
+        mode: Annotated[
+            search.Mode,
+            Field(
+                description="hybrid: words and meaning, exact matches first (questions, topics); keyword: only "
+                "notes with every word (exact lists, counts via total); semantic: meaning only"
+            ),
+        ] = "hybrid",
     ) -> SearchResult:
-        """Full-text search of the vault's notes, best match first (titles and aliases weigh most,
-        then headings and tags, then text; code least). Case and accents are ignored. Each result
-        has the best matching line, its heading and a snippet. A first search of a large vault
-        builds the index and reports progress."""
-        return await in_worker(ctx, lambda report: search.search_notes(index, query, folder, tags or [], limit, report))
+        """Search the vault's notes, best first. By default (hybrid) notes saying it in other words
+        are found too, so ask in plain language; exact phrases, rare words and titles stay first.
+        Each result has the matching line (or closest passage), heading and snippet. A first search
+        of a large vault builds the index, with progress; INDEX_BUILDING: meanings still indexing."""
+        return await in_worker(
+            ctx, lambda report: search.search_notes(index, query, folder, tags or [], limit, report, mode)
+        )
+
+    @server.tool(annotations=READ)
+    async def similar_notes(
+        ctx: Context[Any, Any],
+        path: NotePathArg,
+        limit: Annotated[int, Field(ge=1, le=search.MAX_LIMIT, description="results to return at most")] = 10,
+    ) -> SimilarResult:
+        """Notes closest in meaning to a note (the note itself excluded), closest first: related
+        notes to link, read or merge, whatever words they use."""
+        return await in_worker(ctx, lambda report: search.similar_notes(index, path, limit, report))
 
     @server.tool(annotations=READ)
     async def list_tags(ctx: Context[Any, Any], folder: FolderArg = "") -> TagsResult:

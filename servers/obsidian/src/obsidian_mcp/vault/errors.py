@@ -62,6 +62,16 @@ class InvalidArgument(VaultError):
         self.reason = reason
 
 
+class TaskLineChanged(VaultError):
+    """The line of a task is no longer the text the caller expected (the note changed, or lines moved)."""
+
+    def __init__(self, path: str, line: int, current_text: str) -> None:
+        super().__init__(f"line {line} of {path} is no longer the expected text; query the task again")
+        self.path = path
+        self.line = line
+        self.current_text = current_text
+
+
 class VaultUnavailable(VaultError):
     """The vault folder is gone or unreadable (unmounted, permissions)."""
 

@@ -311,7 +311,7 @@ def _is_tag_char(ch: str) -> bool:
     return category[0] == "M" or category == "So"  # combining marks (NFD text) and emoji
 
 
-def _valid_tag(tag: str) -> str | None:
+def valid_tag(tag: str) -> str | None:
     tag = tag.strip().lstrip("#").rstrip("/")
     if not tag or not all(_is_tag_char(ch) for ch in tag):
         return None
@@ -333,21 +333,30 @@ def _frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
             continue
         for item in items:
             if isinstance(item, str | int | float) and not isinstance(item, bool):
-                tag = _valid_tag(str(item))
+                tag = valid_tag(str(item))
                 if tag:
                     out.append(tag)
     return out
 
 
-def _inline_tags(line: str, masked: str) -> Iterator[str]:
-    """`#tag` at the start of a line or after whitespace, outside inline code (`masked`)."""
+def inline_tag_spans(line: str, masked: str) -> Iterator[tuple[int, int]]:
+    """Where the inline tags of a line are: `(start, end)` of the text after each `#` (the `#`
+    at `start - 1`), for `#tag` at the start of the line or after whitespace, outside inline code
+    (`masked`, see `mask_inline_code`). The text may end in `/`s, which are not part of the tag."""
     for index, ch in enumerate(masked):
         if ch != "#" or (index > 0 and not line[index - 1].isspace()):
             continue
         end = index + 1
         while end < len(masked) and _is_tag_char(masked[end]):
             end += 1
-        tag = _valid_tag(masked[index + 1 : end])
+        if valid_tag(masked[index + 1 : end]):
+            yield index + 1, end
+
+
+def _inline_tags(line: str, masked: str) -> Iterator[str]:
+    """The inline tags of a line (`inline_tag_spans`), as tags."""
+    for start, end in inline_tag_spans(line, masked):
+        tag = valid_tag(masked[start:end])
         if tag:
             yield tag
 

@@ -23,8 +23,9 @@ from typing import Any
 
 from obsidian_mcp import warnings
 from obsidian_mcp.models import ToolWarning
-from obsidian_mcp.vault import edits
+from obsidian_mcp.vault import edits, templates
 from obsidian_mcp.vault.errors import EtagMismatch, InvalidArgument, NoteExists, NoteNotFound
+from obsidian_mcp.vault.links import stem
 from obsidian_mcp.vault.markdown import load_frontmatter, parse_note
 from obsidian_mcp.vault.paths import NotePath, Vault
 from obsidian_mcp.vault.results import (
@@ -33,6 +34,7 @@ from obsidian_mcp.vault.results import (
     ListNotesResult,
     NoteEntry,
     ReadNoteResult,
+    WriteNoteResult,
     WriteResult,
 )
 from obsidian_mcp.vault.storage import (
@@ -223,24 +225,63 @@ def list_notes(
 # -- writing ------------------------------------------------------------------------------------
 
 
+def _from_template(
+    vault: Vault, template: str, note: NotePath, now: dt.datetime | None
+) -> tuple[str, list[ToolWarning]]:
+    """The text of the template `template` filled for the new note `note`, as the core Templates
+    plugin fills it, and what got in the way (settings ignored, Templater syntax)."""
+    settings = templates.load_settings(vault.root)
+    found = [warnings.template_settings_ignored(problem) for problem in settings.problems]
+    path, text = templates.find_template(vault, _str_arg("template", template), settings)
+    variables = templates.Variables(
+        title=stem(note.rel),
+        moment=now or dt.datetime.now(),
+        date_format=settings.date_format,
+        time_format=settings.time_format,
+    )
+    rendered, problems = templates.fill(text, path, variables)
+    return rendered, found + problems
+
+
+def _joined(template_text: str, content: str) -> str:
+    """The template's text, then `content` on a line of its own (a line break is added between
+    them only when the template's text does not end with one)."""
+    if template_text and content and not template_text.endswith("\n"):
+        return template_text + "\n" + content
+    return template_text + content
+
+
 def write_note(
     vault: Vault,
     locks: PathLocks,
     path: str,
-    content: str,
+    content: str | None,
     mode: str = "create",
     expected_etag: str | None = None,
-) -> WriteResult:
+    *,
+    template: str | None = None,
+    now: dt.datetime | None = None,
+) -> WriteNoteResult:
     """Create a note, or overwrite one (creating it if missing). Content is written exactly as given.
 
+    With `template` (a note in the templates folder, `templates.find_template`), the note starts
+    with the template filled in (`{{title}}`, `{{date}}`, ...) and `content`, if any, follows it.
+    A missing template → `NoteNotFound` with `resource="template"`, before anything is written.
     An `expected_etag` for a note that does not exist → `NoteNotFound` (the version is gone).
     """
-    data = _encode(_str_arg("content", content))
+    if content is None and template is None:
+        raise InvalidArgument("content", "missing", "give 'content', a 'template', or both")
+    text = "" if content is None else _str_arg("content", content)
     if mode not in WRITE_MODES:
         raise InvalidArgument("mode", "invalid_value", "mode must be 'create' or 'overwrite'")
     if expected_etag is not None:
         _str_arg("expected_etag", expected_etag)
     note = vault.resolve(path, must_exist=False, for_write=True)
+    found: list[ToolWarning] = []
+    if template is not None:
+        filled, found = _from_template(vault, template, note, now)
+        text = _joined(filled, text)
+    data = _encode(text)
     with locks.hold(note.abs):
         exists = os.path.isfile(note.abs)
         if exists and mode == "create":
@@ -251,7 +292,7 @@ def write_note(
             with _disk(vault, note.rel):
                 _check_etag(note.rel, expected_etag, etag_of(read_bytes(note.abs)))
         etag = _write(vault, note, data)
-    return WriteResult(path=note.rel, etag=etag, created=not exists)
+    return WriteNoteResult(path=note.rel, etag=etag, created=not exists, warnings=found)
 
 
 def _new_note_text(heading: str | None) -> str:

@@ -42,11 +42,16 @@ class ListNotesResult(BaseModel):
     next_cursor: str | None
 
 
-# notes.write_note, append_to_note (`created` when the note was made) and replace_section (never).
+# notes.append_to_note (`created` when the note was made) and replace_section (never).
 class WriteResult(BaseModel):
     path: str
     etag: str
     created: bool = False
+
+
+# notes.write_note: as WriteResult, with what filling a template ran into.
+class WriteNoteResult(WriteResult):
+    warnings: list[ToolWarning] = Field(default_factory=list)
 
 
 # notes.update_frontmatter: the frontmatter as the note now holds it.
@@ -67,4 +72,15 @@ class DailyNoteResult(BaseModel):
     path: str
     created: bool
     content: str
+    warnings: list[ToolWarning] = Field(default_factory=list)
+
+
+# tasks.update_task: the task's line as it now is; `next_created` when a recurring task got its next occurrence.
+class TaskUpdateResult(BaseModel):
+    path: str
+    line: int = Field(description="1-based line of the task now (one lower when a next occurrence was inserted above)")
+    text: str = Field(description="the task's whole line as it now is; pass it as expected_text to change it again")
+    etag: str
+    next_created: bool = Field(description="a recurring task was completed and its next occurrence written above it")
+    next_text: str | None = Field(description="the next occurrence's line (just above), if one was written")
     warnings: list[ToolWarning] = Field(default_factory=list)

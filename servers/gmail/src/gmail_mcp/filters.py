@@ -1,0 +1,170 @@
+"""Gmail filters (users.settings.filters): listed with label names, created and deleted.
+
+A filter made here only labels, marks read or archives: it never forwards (an agent must never set up
+mail leaving the account), so no request built here carries `forward`. A forward set up elsewhere is
+shown as it is. Creating and deleting need the gmail.settings.basic scope (`can_manage_filters`);
+a token without it is refused before any request. Gmail has no filter update: delete and create again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from gmail_mcp.api.access import can_manage_filters
+from gmail_mcp.api.errors import ApiConflict, AuthRequired
+from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.labels import SYSTEM_LABEL_IDS, LabelDirectory
+from gmail_mcp.mail.errors import InvalidField
+from gmail_mcp.results import Filter, FilterAction, FilterCriteria, FilterList, ManagedFilter
+
+FilterVerb = Literal["create", "delete"]
+# FilterCriteria's text fields and Gmail's names for them.
+_TEXT = {"from_": "from", "to": "to", "subject": "subject", "query": "query", "negated_query": "negatedQuery"}
+FIXED_LABELS = frozenset({"SENT", "DRAFT"})  # a filter may neither add nor remove these; nor add SPAM
+
+
+class FilterBook:
+    def __init__(self, mailbox: MailboxApi, labels: LabelDirectory) -> None:
+        self.mailbox = mailbox
+        self.labels = labels
+
+    def listing(self) -> FilterList:
+        """Every filter, its labels by name (an id no label has any more is shown as it is)."""
+        listed = self.mailbox.list_filters()
+        names = self.labels.names() if listed else {}
+        return FilterList(filters=[_filter(item, names) for item in listed])
+
+    def manage(
+        self,
+        verb: FilterVerb,
+        criteria: FilterCriteria | None,
+        add: list[str],
+        remove: list[str],
+        mark_read: bool,
+        archive: bool,
+        filter_id: str | None,
+    ) -> ManagedFilter:
+        """`create` a filter from criteria and effects, or `delete` the filter `filter_id`."""
+        if verb == "delete":
+            if filter_id is None:
+                raise InvalidField("filter_id", "missing", "delete needs filter_id (from list_filters)")
+            return self.delete(filter_id)
+        if filter_id is not None:
+            raise InvalidField("filter_id", "create_only", "create makes a new filter: leave filter_id out")
+        return self.create(criteria, add, remove, mark_read, archive)
+
+    def create(
+        self, criteria: FilterCriteria | None, add: list[str], remove: list[str], mark_read: bool, archive: bool
+    ) -> ManagedFilter:
+        """A filter that labels, marks read and/or archives what matches `criteria`; an identical one is ApiConflict."""
+        body_criteria = _criteria_body(criteria)
+        if not add and not remove and not mark_read and not archive:
+            raise InvalidField("action_labels", "missing", "give action_labels, mark_read or archive")
+        self._require_scope()
+        add_ids, remove_ids = self.labels.resolve(add), self.labels.resolve(remove)
+        _check_labels(add_ids, remove_ids)
+        remove_ids += [i for i, wanted in (("UNREAD", mark_read), ("INBOX", archive)) if wanted and i not in remove_ids]
+        action: dict[str, Any] = {}
+        if add_ids:
+            action["addLabelIds"] = list(dict.fromkeys(add_ids))
+        if remove_ids:
+            action["removeLabelIds"] = list(dict.fromkeys(remove_ids))
+        body = {"criteria": body_criteria, "action": action}
+        for existing in self.mailbox.list_filters():
+            if _same(existing, body):
+                raise ApiConflict("filter", "an identical filter", str(existing["id"]))
+        created = self.mailbox.create_filter(body)
+        return ManagedFilter(filter=_filter(created, self.labels.cached_names()))
+
+    def delete(self, filter_id: str) -> ManagedFilter:
+        """Delete a filter (messages it already labelled keep their labels)."""
+        self._require_scope()
+        self.mailbox.delete_filter(filter_id)
+        return ManagedFilter(deleted=filter_id)
+
+    def _require_scope(self) -> None:
+        if not can_manage_filters(self.mailbox.client.granted_scopes()):
+            raise AuthRequired(
+                "insufficient_scope", "creating and deleting filters needs the gmail.settings.basic permission"
+            )
+
+
+def _criteria_body(criteria: FilterCriteria | None) -> dict[str, Any]:
+    """Gmail's FilterCriteria for ours; at least one criterion, at most one size."""
+    body: dict[str, Any] = {}
+    if criteria is not None:
+        for ours, theirs in _TEXT.items():
+            value = getattr(criteria, ours)
+            if value is not None and value.strip():
+                body[theirs] = value.strip()
+        if criteria.has_attachment:
+            body["hasAttachment"] = True
+        if criteria.size_larger is not None and criteria.size_smaller is not None:
+            raise InvalidField("criteria.size_smaller", "conflict", "give size_larger or size_smaller, not both")
+        for comparison, size in (("larger", criteria.size_larger), ("smaller", criteria.size_smaller)):
+            if size is not None:
+                if size < 1:
+                    raise InvalidField(f"criteria.size_{comparison}", "out_of_range", "a size is at least 1 byte")
+                body["size"], body["sizeComparison"] = size, comparison
+    if not body:
+        raise InvalidField("criteria", "missing", "criteria: give at least one of from, to, subject, query, ...")
+    return body
+
+
+def _check_labels(add: list[str], remove: list[str]) -> None:
+    """Gmail's rules for a filter's labels, checked before asking: so the error names the argument."""
+    both = sorted(set(add) & set(remove))
+    if both:
+        raise InvalidField("action_labels.remove", "conflict", f"labels both added and removed: {', '.join(both)}")
+    fixed = sorted(FIXED_LABELS & set(add + remove))
+    if fixed:
+        raise InvalidField("action_labels", "fixed_label", f"a filter cannot add or remove {', '.join(fixed)}")
+    if "SPAM" in add:
+        raise InvalidField("action_labels.add", "fixed_label", "a filter cannot send messages to Spam")
+    if len([i for i in dict.fromkeys(add) if i not in SYSTEM_LABEL_IDS]) > 1:
+        raise InvalidField("action_labels.add", "too_many", "a filter can add at most one label of your own")
+
+
+def _same(existing: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether a listed filter does what `body` asks: same criteria (text in any case and spacing), same labels."""
+
+    def folded(criteria: object) -> dict[str, Any]:
+        items = criteria.items() if isinstance(criteria, dict) else []
+        return {k: " ".join(v.split()).casefold() if isinstance(v, str) else v for k, v in items}
+
+    def labels(action: object, key: str) -> set[str]:
+        return set(action.get(key) or []) if isinstance(action, dict) else set()
+
+    action, wanted = existing.get("action"), body["action"]
+    return (
+        folded(existing.get("criteria")) == folded(body["criteria"])
+        and all(labels(action, key) == labels(wanted, key) for key in ("addLabelIds", "removeLabelIds"))
+        and not (isinstance(action, dict) and action.get("forward"))
+    )
+
+
+def _filter(item: dict[str, Any], names: dict[str, str]) -> Filter:
+    """Ours for Gmail's Filter resource: criteria in snake case, labels by name, UNREAD/INBOX as flags."""
+    raw = item.get("criteria") if isinstance(item.get("criteria"), dict) else {}
+    assert isinstance(raw, dict)
+    criteria: dict[str, Any] = {ours: raw[theirs] for ours, theirs in _TEXT.items() if isinstance(raw.get(theirs), str)}
+    if raw.get("hasAttachment"):
+        criteria["has_attachment"] = True
+    if isinstance(raw.get("size"), int) and raw.get("sizeComparison") in ("larger", "smaller"):
+        criteria[f"size_{raw['sizeComparison']}"] = raw["size"]
+    action = item.get("action") if isinstance(item.get("action"), dict) else {}
+    assert isinstance(action, dict)
+    add = [str(i) for i in action.get("addLabelIds") or []]
+    remove = [str(i) for i in action.get("removeLabelIds") or []]
+    forward = action.get("forward")
+    return Filter(
+        id=str(item["id"]),
+        criteria=FilterCriteria(**criteria),
+        action=FilterAction(
+            add=[names.get(i, i) for i in add],
+            remove=[names.get(i, i) for i in remove if i not in ("UNREAD", "INBOX")],
+            mark_read="UNREAD" in remove,
+            archive="INBOX" in remove,
+            forward=forward if isinstance(forward, str) and forward else None,
+        ),
+    )

@@ -1,0 +1,272 @@
+"""The vault's index of meanings (`semantic`), kept in step with the keyword index.
+
+`VaultIndex` owns one `VaultVectors`, which is one of its `sync.SyncListener`s: each sync tells it
+which notes were read with new text and which were dropped, and `synced` (after the sync, under
+the index's lock) hands them to a `semantic.SemanticBuilder` that embeds them on its own thread.
+
+Start. Nothing happens before the first sync: neither numpy nor the model is imported, so start-up
+costs nothing. The first successful sync opens the vector tables and asks the builder to reconcile
+them with the keyword index's notes and content hashes (a first build embeds every note, a warm
+start only what changed while the server was down). The tables live in the keyword index's
+database file, through a connection of their own (WAL: the builder's writes never interleave with
+the keyword index's transactions), opened only after the keyword store's own connection, since that
+store deletes a file it does not recognise; with an in-memory keyword index they are in a private
+":memory:" database. A new keyword connection (the index started over, moved to memory, or its file
+was replaced) opens them again and reconciles again. What is embedded is exactly what the keyword
+index holds, so whatever it leaves out (hidden folders, excluded paths) is never embedded.
+
+Freshness. Before a search by meaning, `catch_up` waits for the builder when little is left to
+embed (at most `CATCH_UP_NOTES` notes, at most `CATCH_UP_SECONDS`): a note just edited by any
+program is then found by its new meaning. A larger backlog (a first build) stays in the background:
+searches use what is embedded so far and say how far the build got (`INDEX_BUILDING`), and they do
+not wait for the stored vectors to load either.
+
+Failures stay here: a problem with the vector tables or the model is logged, never raised into the
+keyword index (whose recovery would otherwise start over); searches by meaning then report it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import sqlite3
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from obsidian_mcp.index.extract import NoteRecord
+from obsidian_mcp.index.store import BUSY_TIMEOUT_SECONDS, IndexStore
+from obsidian_mcp.vault.errors import VaultError
+from obsidian_mcp.vault.paths import NoteInfo, Vault
+from obsidian_mcp.vault.storage import etag_of, read_bytes
+
+if TYPE_CHECKING:  # `semantic` itself is imported on the first sync: ~20 ms kept out of start-up
+    from obsidian_mcp.semantic import BuildProgress, Embedder, NoteHit, NoteText, SemanticBuilder, SemanticIndex
+
+log = logging.getLogger("obsidian_mcp.index")
+
+CATCH_UP_NOTES = 200  # a backlog this small is embedded before a search by meaning answers (~0.2 s)
+CATCH_UP_SECONDS = 2.0  # the longest a search waits for it
+STOP_SECONDS = 2.0  # how long stopping waits for the batch in flight
+
+_live: weakref.WeakSet[VaultVectors] = weakref.WeakSet()
+_exit_hook = threading.Lock()
+_exit_registered = False
+
+
+def _stop_all() -> None:
+    """At interpreter exit: let each builder finish its batch rather than die inside a transaction."""
+    for vectors in list(_live):
+        vectors.stop()
+
+
+def _single_threaded_blas() -> None:
+    """numpy's OpenBLAS runs a matrix-vector product on one thread per core. In a server whose
+    cores are shared (the builder, other tool calls, other processes) that makes a search over
+    10,000 notes' vectors three times slower (8 ms instead of 2.5 ms) and adds threads and
+    buffers. Only effective before numpy is first imported; the user's own setting wins."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+class VaultVectors:
+    """The semantic side of one `VaultIndex` (see the module docstring)."""
+
+    def __init__(
+        self, vault: Vault, store: IndexStore, embedder: Embedder | None = None, *, enabled: bool = True
+    ) -> None:
+        """`enabled=False`: no vectors at all (searches by meaning answer with keywords alone)."""
+        self.vault = vault
+        self._store = store
+        self._embedder = embedder  # None: semantic.default_embedder(), loaded on first use
+        self.index: SemanticIndex | None = None
+        self.builder: SemanticBuilder | None = None
+        self._conn: sqlite3.Connection | None = None  # the vector tables' own connection
+        self._source: sqlite3.Connection | None = None  # the keyword connection they were opened for
+        self._loaded = threading.Event()  # the stored vectors are in memory (set by the builder)
+        self._notes = 0  # notes of the keyword index when the tables were opened
+        self._titles: dict[str, str] = {}  # path -> title as the keyword index has it
+        self._changed: dict[str, None] = {}  # read with new text since the last `synced` (ordered set)
+        self._removed: set[str] = set()
+        self._moves: list[tuple[str, str]] = []
+        self._moves_lock = threading.Lock()
+        self._stopped = not enabled
+
+    # -- sync.SyncListener: called during the keyword index's sync, under its lock --------------
+
+    def note_indexed(self, info: NoteInfo, data: bytes, digest: str, record: NoteRecord | None) -> None:
+        if record is None or self._stopped:  # same text as before: nothing to embed
+            return
+        self._titles[info.rel] = record.title
+        self._removed.discard(info.rel)
+        self._changed[info.rel] = None
+
+    def note_dropped(self, rel: str) -> None:
+        if self._stopped:
+            return
+        self._titles.pop(rel, None)
+        self._changed.pop(rel, None)
+        self._removed.add(rel)
+
+    def index_reset(self) -> None:
+        self._source = None  # the next `synced` opens the tables again (the file was deleted)
+
+    # -- called by VaultIndex and the index operations ----------------------------------------
+
+    def synced(self, conn: sqlite3.Connection) -> None:
+        """After each successful sync on `conn` (under the index's lock): open the tables if
+        `conn` is new, else queue what the sync found changed. Never raises."""
+        if self._stopped:
+            return
+        try:
+            if conn is not self._source:
+                self._open(conn)
+            else:
+                self._submit()
+        except Exception:
+            log.exception("the semantic index could not be updated; searching by meaning is off for now")
+            self._close()
+            self._source = conn  # not again on every call: the next start-over of the index retries
+
+    def note_moved(self, old: str, new: str) -> None:
+        """`move_note` moved a note: its vectors follow it at the next sync, without waiting for
+        the builder to embed it again under its new name."""
+        with self._moves_lock:
+            self._moves.append((old, new))
+
+    def catch_up(self) -> BuildProgress | None:
+        """The builder's progress after waiting for it when little is left to embed (see the
+        module docstring); None when there is no index of meanings."""
+        builder = self.builder
+        if builder is None:
+            return None
+        progress = builder.progress()
+        if progress.complete:
+            return progress
+        # before the first reconcile is done, the whole vault is the upper bound of the backlog
+        backlog = progress.total - progress.done if self._loaded.is_set() else self._notes
+        if backlog <= CATCH_UP_NOTES:
+            builder.wait(CATCH_UP_SECONDS)
+            progress = builder.progress()
+        return progress
+
+    def search(self, text: str, limit: int, allow: Callable[[str], bool] | None = None) -> list[NoteHit]:
+        """Notes closest in meaning to `text` (see `SemanticIndex.search`); [] until the stored
+        vectors are loaded (never waits for that)."""
+        index = self.index
+        if index is None or not self._loaded.is_set():
+            return []
+        return index.search(text, limit, allow=allow)
+
+    def similar(self, path: str, limit: int) -> list[NoteHit]:
+        """Notes closest in meaning to the note `path`, itself excluded; [] until loaded."""
+        index = self.index
+        if index is None or not self._loaded.is_set():
+            return []
+        return index.similar(path, limit)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until every change handed over so far is embedded (tests, benchmarks)."""
+        builder = self.builder
+        return builder is not None and builder.wait(timeout)
+
+    def stop(self) -> None:
+        """Finish the batch in flight and end the builder's thread; no more embedding after this."""
+        self._stopped = True
+        self._close()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _open(self, conn: sqlite3.Connection) -> None:
+        from obsidian_mcp.semantic import SemanticBuilder
+
+        self._close()
+        rows = conn.execute("SELECT path, hash, title FROM notes").fetchall()
+        _single_threaded_blas()
+        index = self._semantic_index()
+        loaded = threading.Event()
+        builder = SemanticBuilder(index, self._load, on_progress=lambda _: loaded.set())
+        self._titles = {path: title for path, _, title in rows}
+        self._notes = len(rows)
+        self._changed.clear()
+        self._removed.clear()
+        with self._moves_lock:
+            self._moves.clear()
+        self.index, self.builder, self._loaded, self._source = index, builder, loaded, conn
+        _register(self)
+        builder.reconcile({path: digest for path, digest, _ in rows})
+
+    def _semantic_index(self) -> SemanticIndex:
+        """The vector tables in the keyword index's file, else (in-memory index, or the file
+        refuses them) in a private in-memory database."""
+        from obsidian_mcp.semantic import SemanticIndex
+
+        location = self._store.location
+        if location is not None:
+            conn: sqlite3.Connection | None = None
+            try:
+                conn = sqlite3.connect(
+                    location, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS
+                )
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                index = SemanticIndex(conn, self._embedder)
+                self._conn = conn
+                return index
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                log.warning("keeping the semantic index in memory", extra={"sqlite_error": str(exc)[:200]})
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._conn = conn
+        return SemanticIndex(conn, self._embedder)
+
+    def _submit(self) -> None:
+        builder = self.builder
+        with self._moves_lock:
+            moves, self._moves = self._moves, []
+        if builder is None:  # off after a failure, until the index starts over
+            self._changed.clear()
+            self._removed.clear()
+            return
+        if not (self._changed or self._removed or moves):
+            return
+        # a moved note is embedded again all the same: its file name is part of what is embedded
+        builder.submit(list(self._changed), sorted(self._removed), moves)
+        self._changed.clear()
+        self._removed.clear()
+
+    def _load(self, path: str) -> NoteText | None:
+        """The note as it is now, for the builder's thread (None: gone or unreadable)."""
+        from obsidian_mcp.semantic import NoteText
+
+        try:
+            data = read_bytes(self.vault.ensure_inside(self.vault.root / path, path))
+        except (OSError, VaultError):
+            return None
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        return NoteText(path, text, self._titles.get(path), etag_of(data))
+
+    def _close(self) -> None:
+        builder, conn = self.builder, self._conn
+        self.index, self.builder, self._conn, self._source = None, None, None, None
+        self._loaded = threading.Event()
+        if builder is not None:
+            builder.stop(STOP_SECONDS)
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                log.debug("closing the semantic index connection failed", exc_info=True)
+
+
+def _register(vectors: VaultVectors) -> None:
+    global _exit_registered
+    with _exit_hook:
+        _live.add(vectors)
+        if not _exit_registered:
+            atexit.register(_stop_all)
+            _exit_registered = True

@@ -1,0 +1,39 @@
+"""Tag tools that write: renaming a tag across the vault (counting tags is `search.list_tags`).
+
+Async so that the index sync it starts with can report MCP progress (see `tools.worker`); the
+work itself, and the typed result returned as it is, is `obsidian_mcp.index.retag`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from obsidian_mcp.index import retag
+from obsidian_mcp.index.results import RenameTagResult
+from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.runtime.server import ContractServer
+from obsidian_mcp.tools.worker import in_worker
+from obsidian_mcp.vault.storage import PathLocks
+
+# Rewrites every note carrying the tag; asking again finds nothing left to rename.
+RETAG = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+
+TagArg = Annotated[str, Field(description="a tag, '#' optional, e.g. 'project' or '#project/alpha'")]
+
+
+def register(server: ContractServer, index: VaultIndex, locks: PathLocks) -> None:
+    @server.tool(annotations=RETAG)
+    async def rename_tag(
+        ctx: Context[Any, Any],
+        tag: TagArg,
+        new_tag: Annotated[str, Field(description="the new name; nested tags keep their rest ('a/x' → 'b/x')")],
+    ) -> RenameTagResult:
+        """Rename a tag and the tags nested under it in every note: inline #tags and frontmatter
+        tags/tag (list or string), not in code, never longer tags (#tagged for #tag). Case is
+        ignored when matching; each note is rewritten atomically with only the tag text changed.
+        Renaming into a tag a frontmatter list already has merges them without duplicates."""
+        return await in_worker(ctx, lambda report: retag.rename_tag(index, locks, tag, new_tag, report))
