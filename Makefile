@@ -10,9 +10,10 @@ setup:
 	@./scripts/install-uv.sh
 	@"$(UV)" sync --locked --quiet
 
+# HTTP_PYTEST_ARGS: extra arguments for the HTTP pass only (CI gives it its own JUnit report).
 test: setup lint
 	"$(UV)" run --locked pytest -q
-	CONTRACT_TRANSPORT=http "$(UV)" run --locked pytest -q tests/contract
+	CONTRACT_TRANSPORT=http "$(UV)" run --locked pytest -q tests/contract $(HTTP_PYTEST_ARGS)
 
 unit: setup
 	"$(UV)" run --locked pytest -q servers emulators
