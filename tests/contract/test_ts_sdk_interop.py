@@ -299,6 +299,16 @@ def test_obsidian_typed_errors_reach_the_typescript_sdk_client(driver: list[str]
             Call("no_such_tool", {"x": 1}, "not_found", {"resource": "tool"}),
             Call("list_tags", {}, "internal_error"),
             Call("read_note", {"path": "Home"}),  # the session survives all of the above
+            # Every reading tool once: the TS client validates each success against its (lean) outputSchema.
+            Call("search_notes", {"query": "how do I undo a purchase", "limit": 3}),
+            Call("search_notes", {"query": "launch criteria", "mode": "keyword"}),
+            Call("similar_notes", {"path": "Projects/Alpha", "limit": 3}),
+            Call("get_backlinks", {"path": "Projects/Alpha"}),
+            Call("check_links", {"limit": 5}),
+            Call("query_notes", {"query": 'TABLE status, file.mtime FROM "Projects" SORT file.name'}),
+            Call("query_notes", {"query": "TASK WHERE !completed LIMIT 5"}),
+            Call("query_notes", {"query": 'LIST FROM "Projects" GROUP BY status'}),
+            Call("daily_note", {"date": "2026-11-20", "create": False}),
         ],
         reads=[
             Fetch("obsidian://note/Projects/Alpha.md", contains="title: Project Alpha"),
@@ -379,6 +389,11 @@ def test_gmail_typed_errors_reach_the_typescript_sdk_client(
             Call("list_labels", {}, "rate_limited", {"retry_after_seconds": 120, "retryable": True}),
             Call("list_labels"),
             Call("search_emails", {"query": "in:inbox", "max_results": 3}),
+            Call("list_accounts"),
+            Call("list_filters"),
+            Call("get_email", {"message_id": emulator.seeded["invoice_pdf"]}),
+            Call("get_thread", {"thread_id": emulator.seeded["atlas_1"]}),
+            Call("modify_labels", {"query": "from:newsletter", "remove_labels": ["INBOX"]}),  # a dry run
             Call("get_email", {"message_id": "ffffffffffffffff"}, "not_found", {"resource": "message"}),
             Call("get_email", {"message_id": ""}, "parse_error", {"field": "message_id"}),
             Call("list_labels", {"unexpected": True}, "parse_error", {"field": "unexpected"}),
