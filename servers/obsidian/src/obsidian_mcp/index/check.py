@@ -24,9 +24,6 @@ not offsets), so notes changed between pages make no entry repeat or vanish from
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,6 +32,7 @@ from typing import Any, TypeVar
 from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.results import AmbiguousTarget, CheckLinksResult, LinkTotals, UnresolvedLink
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.vault.cursors import decode_cursor, encode_cursor
 from obsidian_mcp.vault.errors import InvalidArgument
 from obsidian_mcp.vault.links import Resolution, Resolver, is_note_target
 from obsidian_mcp.vault.markdown import WIKILINK, Link, wikilink_at
@@ -164,15 +162,9 @@ def _page(entries: Sequence[K], after: K | None, limit: int) -> tuple[list[K], b
 
 
 def _encode_cursor(folder: str, after: _After) -> str:
-    payload = {
-        "v": 1,
-        "folder": folder,
-        "unresolved": after.unresolved,
-        "orphans": after.orphans,
-        "ambiguous": after.ambiguous,
-    }
-    raw = json.dumps(payload, ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii")
+    return encode_cursor(
+        {"folder": folder, "unresolved": after.unresolved, "orphans": after.orphans, "ambiguous": after.ambiguous}
+    )
 
 
 def _link_key(value: Any) -> LinkKey | None:
@@ -192,14 +184,7 @@ def _link_key(value: Any) -> LinkKey | None:
 
 def _decode_cursor(cursor: Any, folder: str) -> _After:
     bad = InvalidArgument("cursor", "invalid", "the cursor is not valid; check again without a cursor")
-    if not isinstance(cursor, str) or not cursor:
-        raise bad
-    try:
-        payload = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8"))
-    except (ValueError, UnicodeError, binascii.Error):
-        raise bad from None
-    if not isinstance(payload, dict) or payload.get("v") != 1:
-        raise bad
+    payload = decode_cursor(cursor, again="check")
     if payload.get("folder") != folder:
         raise InvalidArgument("cursor", "mismatch", "the cursor belongs to a check of another folder")
     orphans = payload.get("orphans")

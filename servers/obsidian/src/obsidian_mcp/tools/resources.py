@@ -10,7 +10,6 @@ client through `ContractServer` as JSON-RPC errors carrying the contract object.
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from urllib.parse import quote
 
@@ -61,10 +60,10 @@ def register(server: ContractServer, vault: Vault, index: VaultIndex) -> None:
                 uri=note_uri(entry.path),
                 name=entry.path,
                 title=entry.title,
-                description=f"{entry.title} (modified {_iso_utc(entry.mtime)})",
+                description=f"{entry.title} (modified {notes.iso_utc(entry.mtime)})",
                 mime_type=MARKDOWN,
                 size=entry.size,
-                annotations=mcp_types.Annotations(last_modified=_iso_utc(entry.mtime)),
+                annotations=mcp_types.Annotations(last_modified=notes.iso_utc(entry.mtime)),
             )
             for entry in lookup.recent_notes(index, RECENT_NOTES)
         ]
@@ -80,9 +79,3 @@ def register(server: ContractServer, vault: Vault, index: VaultIndex) -> None:
             return None
         found = await anyio.to_thread.run_sync(lookup.matching_paths, index, argument.value, COMPLETIONS)
         return mcp_types.Completion(values=found.paths, total=found.total, has_more=found.total > len(found.paths))
-
-
-def _iso_utc(timestamp: float) -> str:
-    """As `list_notes` gives `modified`: ISO 8601 in UTC, to the millisecond."""
-    moment = dt.datetime.fromtimestamp(timestamp, tz=dt.UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -11,10 +11,7 @@ validates both ends, `move_file` renames, `rewrite_note` edits one other note's 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as dt
-import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +21,7 @@ from typing import Any
 from obsidian_mcp import warnings
 from obsidian_mcp.models import ToolWarning
 from obsidian_mcp.vault import edits, templates
+from obsidian_mcp.vault.cursors import decode_cursor, encode_cursor
 from obsidian_mcp.vault.errors import EtagMismatch, InvalidArgument, NoteExists, NoteNotFound
 from obsidian_mcp.vault.links import stem
 from obsidian_mcp.vault.markdown import load_frontmatter, parse_note
@@ -172,27 +170,21 @@ def read_note(
 
 
 def _encode_cursor(folder: str, recursive: bool, after: str) -> str:
-    raw = json.dumps({"v": 1, "folder": folder, "recursive": recursive, "after": after}, ensure_ascii=False)
-    return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii")
+    return encode_cursor({"folder": folder, "recursive": recursive, "after": after})
 
 
 def _decode_cursor(cursor: Any, folder: str, recursive: bool) -> str:
-    bad = InvalidArgument("cursor", "invalid", "the cursor is not valid; list again without a cursor")
-    if not isinstance(cursor, str) or not cursor:
-        raise bad
-    try:
-        payload = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8"))
-    except (ValueError, UnicodeError, binascii.Error):
-        raise bad from None
-    if not isinstance(payload, dict) or payload.get("v") != 1 or not isinstance(payload.get("after"), str):
-        raise bad
+    payload = decode_cursor(cursor, again="list")
+    if not isinstance(payload.get("after"), str):
+        raise InvalidArgument("cursor", "invalid", "the cursor is not valid; list again without a cursor")
     if payload.get("folder") != folder or payload.get("recursive") != recursive:
         raise InvalidArgument("cursor", "mismatch", "the cursor belongs to a different listing (folder or recursive)")
     after: str = payload["after"]
     return after
 
 
-def _iso_utc(timestamp: float) -> str:
+def iso_utc(timestamp: float) -> str:
+    """A file time as `list_notes` gives it: ISO 8601 in UTC, to the millisecond."""
     moment = dt.datetime.fromtimestamp(timestamp, tz=dt.UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -217,7 +209,7 @@ def list_notes(
         if len(page) == limit:
             more = True
             break
-        page.append(NoteEntry(path=info.rel, size=info.size, modified=_iso_utc(info.mtime)))
+        page.append(NoteEntry(path=info.rel, size=info.size, modified=iso_utc(info.mtime)))
     next_cursor = _encode_cursor(folder_rel, recursive, page[-1].path) if more else None
     return ListNotesResult(notes=page, next_cursor=next_cursor)
 
