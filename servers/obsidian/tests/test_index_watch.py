@@ -268,7 +268,7 @@ def test_without_inotify_the_index_lists_periodically(
 def test_the_default_interval_without_the_feed_is_two_seconds(
     make_index: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ChangeFeed, "start", lambda self, root: False)
+    monkeypatch.setattr(ChangeFeed, "start", lambda self, root, exclusions=None: False)
     index = make_index(rescan_seconds=None)
     found(index, "heron")
     assert index.feed is None and index._interval() == 2.0

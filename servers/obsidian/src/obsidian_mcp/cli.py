@@ -13,6 +13,7 @@ from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_S
 from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
 from obsidian_mcp.server import Config, build_server
+from obsidian_mcp.vault.exclusions import Exclusions, InvalidExclusion
 from obsidian_mcp.vault.storage import cleanup_stale_temp_files
 
 log = logging.getLogger("obsidian_mcp")
@@ -49,6 +50,16 @@ log = logging.getLogger("obsidian_mcp")
     ),
 )
 @click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help=(
+        "Hide notes and folders matching this gitignore-style pattern from every tool, e.g. 'Journal/' "
+        "(repeatable; env OBSIDIAN_MCP_EXCLUDE, comma-separated)."
+    ),
+)
+@click.option(
     "--log-level",
     envvar="OBSIDIAN_MCP_LOG_LEVEL",
     default="INFO",
@@ -63,6 +74,7 @@ def main(
     read_only: bool,
     index_dir: Path | None,
     rescan_seconds: float | None,
+    exclude: tuple[str, ...],
     log_level: str,
     serving: Serving,
 ) -> None:
@@ -86,12 +98,23 @@ def main(
         log.warning("removed stale temp files left by an interrupted write", extra={"count": removed})
     # Test-only: tools named here raise an unexpected exception, so internal_error is testable end to end.
     crash = frozenset(t.strip() for t in os.environ.get("OBSIDIAN_MCP_CRASH_TOOLS", "").split(",") if t.strip())
+    patterns = exclude or tuple(os.environ.get("OBSIDIAN_MCP_EXCLUDE", "").split(","))
+    try:
+        exclusions = Exclusions(patterns)
+    except InvalidExclusion as exc:
+        log.critical(f"cannot start: {exc} (--exclude / OBSIDIAN_MCP_EXCLUDE)")
+        sys.exit(2)
     config = Config(
-        vault=root, read_only=read_only, crash_tools=crash, index_dir=index_dir, rescan_seconds=rescan_seconds
+        vault=root,
+        read_only=read_only,
+        crash_tools=crash,
+        index_dir=index_dir,
+        rescan_seconds=rescan_seconds,
+        exclude=exclusions.patterns,
     )
     server = build_server(config)
     expose_tools(server, serving)
-    log.info("serving vault", extra={"read_only": read_only})
+    log.info("serving vault", extra={"read_only": read_only, "excluded_patterns": len(exclusions.patterns)})
     serve(server, serving)
 
 

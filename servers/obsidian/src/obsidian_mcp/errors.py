@@ -22,6 +22,8 @@ _REFUSAL_MESSAGES = {
     "symlink": "the path goes through a symlink that leads outside the vault",
     "invalid_path": "the path is not a valid vault-relative note path (no NUL or control characters, "
     "no drive letters, notes only)",
+    "excluded": "the path is in a private part of the vault (the server's --exclude patterns); "
+    "choose a path outside it",
 }
 
 

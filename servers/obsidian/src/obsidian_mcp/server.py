@@ -30,6 +30,7 @@ from obsidian_mcp.tools import query as query_tools
 from obsidian_mcp.tools import search as search_tools
 from obsidian_mcp.tools import tags as tag_tools
 from obsidian_mcp.tools import tasks as task_tools
+from obsidian_mcp.vault.exclusions import Exclusions
 from obsidian_mcp.vault.paths import Vault
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Config:
     crash_tools: frozenset[str] = field(default_factory=frozenset)
     index_dir: Path | None = None  # None: the user cache dir
     rescan_seconds: float | None = None  # None: 300 s with the inotify change feed, 2 s without
+    exclude: tuple[str, ...] = ()  # gitignore-style patterns of private folders and notes
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def assemble(config: Config, *, embedder: Embedder | None = None) -> Assembled:
         read_only=config.read_only,
         crash_tools=config.crash_tools,
     )
-    vault = Vault(config.vault)
+    vault = Vault(config.vault, Exclusions(config.exclude))
     locks = TrackedLocks()  # every write tool shares it, so the index sees their writes at once
     location = index_location(config.index_dir or default_index_dir(), vault.root)
     index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds, embedder=embedder)

@@ -3,7 +3,7 @@
 One SQLite file per vault, `<index dir>/<vault name>-<hash of the vault's real path>/index.sqlite3`,
 never inside the vault (a location inside it is refused for a private in-memory database). It is
 a cache: whenever it cannot be trusted (garbage bytes, another schema version, another vault's
-data, a file replaced underneath us) it is deleted and rebuilt from the notes, with a warning in
+data or excluded paths, a file replaced underneath us) it is deleted and rebuilt from the notes, with a warning in
 the log. When it cannot be used at all (the folder is not writable, another process holds it
 locked for too long) the server keeps a private in-memory index instead.
 
@@ -90,8 +90,11 @@ def is_busy(exc: sqlite3.Error) -> bool:
 class IndexStore:
     """Owns the one connection to the index database. Not thread-safe: the caller serialises."""
 
-    def __init__(self, location: Path | None, vault_root: Path) -> None:
+    def __init__(self, location: Path | None, vault_root: Path, exclusions: str = "") -> None:
+        """`exclusions`: the fingerprint of the vault's private-folder patterns; an index built under
+        other patterns is rebuilt, so nothing of a note excluded now survives in it."""
         self.vault_root = vault_root
+        self.exclusions = exclusions
         self.location = location
         if location is not None and Path(os.path.realpath(location)).is_relative_to(vault_root):
             log.warning("the index folder is inside the vault; keeping the index in memory instead")
@@ -163,6 +166,9 @@ class IndexStore:
         row = conn.execute("SELECT value FROM meta WHERE key = 'vault'").fetchone()
         if row is None or row[0] != os.fsdecode(self.vault_root):
             return "the index belongs to another vault"
+        row = conn.execute("SELECT value FROM meta WHERE key = 'exclusions'").fetchone()
+        if (row[0] if row is not None else "") != self.exclusions:
+            return "the excluded paths changed"
         return None
 
     def _create(self, conn: sqlite3.Connection) -> None:
@@ -171,6 +177,7 @@ class IndexStore:
             for statement in _statements(SCHEMA):
                 conn.execute(statement)
             conn.execute("INSERT INTO meta(key, value) VALUES ('vault', ?)", (os.fsdecode(self.vault_root),))
+            conn.execute("INSERT INTO meta(key, value) VALUES ('exclusions', ?)", (self.exclusions,))
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:

@@ -80,7 +80,7 @@ def plan_full(conn: sqlite3.Connection, infos: Iterable[NoteInfo]) -> tuple[list
 def plan_paths(conn: sqlite3.Connection, vault: Vault, paths: Iterable[Path]) -> tuple[list[NoteInfo], list[str]]:
     """(notes to read, paths gone) for specific files that may have changed (paths inside the vault).
 
-    Each path is judged as `Vault.iter_notes` would list it: names under dot-folders, dot-files
+    Each path is judged as `Vault.iter_notes` would list it: excluded paths, names under dot-folders, dot-files
     (temp files among them), names that are not valid UTF-8 and non-`.md` files are ignored; a
     path that is no longer a listable regular file (deleted, renamed away, unreadable, replaced by
     a folder) is gone, and any other is (re)read — new or changed. Symlinks whose target leaves
@@ -92,7 +92,7 @@ def plan_paths(conn: sqlite3.Connection, vault: Vault, paths: Iterable[Path]) ->
         if not path.is_relative_to(vault.root):
             continue
         parts = path.relative_to(vault.root).parts
-        if not parts or any(is_unlisted_name(p) for p in parts):
+        if not parts or any(is_unlisted_name(p) for p in parts) or vault.hides("/".join(parts)):
             continue
         if not parts[-1].endswith(NOTE_SUFFIX):
             continue
@@ -190,7 +190,7 @@ def _index_one(conn: sqlite3.Connection, vault: Vault, info: NoteInfo, listeners
     """Index one note (or notice it is unchanged / gone). Returns 1 when its record was written."""
     known = conn.execute("SELECT id, size, hash FROM notes WHERE path = ?", (info.rel,)).fetchone()
     try:
-        data = read_bytes(vault.ensure_inside(vault.root / info.rel, info.rel))
+        data = read_bytes(vault.listed_location(info.rel))
     except (OSError, VaultError):  # gone, unreadable, or refused since it was listed (a swapped symlink)
         if known is not None:
             _delete(conn, known[0])

@@ -89,7 +89,7 @@ class VaultIndex:
         `embedder`: the model of the index of meanings (None: the default, loaded on first use);
         `semantic=False` keeps no index of meanings (benchmarks of the keyword index alone)."""
         self.vault = vault
-        self.store = IndexStore(location, vault.root)
+        self.store = IndexStore(location, vault.root, vault.exclusions.fingerprint)
         self.changes = changes
         self.rescan_seconds = rescan_seconds
         self.feed: ChangeFeed | None = ChangeFeed() if watch else None
@@ -154,7 +154,7 @@ class VaultIndex:
         feed = self.feed
         if feed is not None and not self._feed_started:
             self._feed_started = True  # one attempt: a failure is logged once, then listing takes over
-            if not feed.start(self.vault.root):
+            if not feed.start(self.vault.root, self.vault.exclusions):
                 feed = self.feed = None
             self._last_listing = None  # list after starting, so nothing in between is missed
         changed = feed.drain() if feed is not None else set()

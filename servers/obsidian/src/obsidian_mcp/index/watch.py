@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Protocol
 
 from obsidian_mcp.vault.errors import VaultError
+from obsidian_mcp.vault.exclusions import Exclusions
 from obsidian_mcp.vault.paths import (  # iter_notes' own rules for names and symlink loops
     NOTE_SUFFIX,
     Ancestors,
@@ -106,8 +107,9 @@ class ChangeFeed:
         """How many vault folders are watched (a symlinked folder counts under each name)."""
         return len(self._watched)
 
-    def start(self, root: Path) -> bool:
-        """Watch the vault at `root`; False (after one warning) when inotify cannot be used."""
+    def start(self, root: Path, exclusions: Exclusions | None = None) -> bool:
+        """Watch the vault at `root`, leaving out its `exclusions`; False (after one warning) when
+        inotify cannot be used."""
         self.close()
         try:
             if not sys.platform.startswith("linux"):
@@ -119,7 +121,7 @@ class ChangeFeed:
                 import inotify_simple
             except ImportError as exc:
                 raise FeedUnavailable(f"inotify_simple cannot be imported ({exc})") from None
-            self._vault = Vault(root)
+            self._vault = Vault(root, exclusions)
             try:
                 self._inotify = inotify_simple.INotify()
             except OSError as exc:
@@ -240,6 +242,8 @@ class ChangeFeed:
                     path = self._vault.ensure_inside(path, rel)  # refuses targets outside or hidden
                 except (OSError, VaultError):
                     continue
+            if self._vault.hides_at(rel, path, folder=True):
+                continue  # a private folder: never listed, so nothing to hear of
             self._watch_folder(path, rel, ancestors, out)
 
     def _fail(self, exc: FeedUnavailable) -> None:

@@ -8,7 +8,7 @@ class VaultError(Exception):
 
 
 class PathRefused(VaultError):
-    """The path may not be touched. `reason`: outside_vault, hidden_path, symlink, invalid_path."""
+    """The path may not be touched. `reason`: outside_vault, hidden_path, symlink, invalid_path, excluded."""
 
     def __init__(self, path: str, reason: str, message: str) -> None:
         super().__init__(message)

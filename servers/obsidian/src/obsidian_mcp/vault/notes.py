@@ -381,7 +381,7 @@ class NoteMove:
 
 def check_move(vault: Vault, path: str, new_path: str) -> NoteMove:
     """Validate a move before anything changes: an existing note at `new_path` → `NoteExists`."""
-    source = vault.resolve(path, for_write=True)
+    source = vault.resolve(path, for_write=True, source=True)
     target = vault.resolve(new_path, must_exist=False, for_write=True)
     if source.rel == target.rel or source.abs == target.abs:
         raise InvalidArgument("new_path", "same_path", "the note is already at new_path")

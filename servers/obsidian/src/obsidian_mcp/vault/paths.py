@@ -17,6 +17,9 @@ Decisions:
   New path components are created in NFC.
 * `NotePath.abs` is the realpath of the file (symlinks resolved), so writes go to the real file
   and locks are shared between aliases; `NotePath.rel` is the path as the user walked it.
+* Private folders (`exclusions.Exclusions`) are judged on that on-disk spelling, by the path alone,
+  never by whether anything exists there: reading an excluded path answers `NoteNotFound` exactly
+  as for a missing note, writing into one is refused (`excluded`), and listings never show them.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from obsidian_mcp.vault.errors import NoteNotFound, PathRefused, VaultUnavailable
+from obsidian_mcp.vault.exclusions import Exclusions
 
 MAX_COMPONENT_BYTES = 255
 MAX_PATH_BYTES = 4096
@@ -166,8 +170,29 @@ def enter_folder(real_dir: Path, ancestors: Ancestors) -> Ancestors | None:
 class Vault:
     """An Obsidian vault folder; all path decisions go through here."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, exclusions: Exclusions | None = None) -> None:
         self.root = Path(os.path.realpath(root))
+        self.exclusions = exclusions or Exclusions()
+
+    def hides(self, rel: str, *, folder: bool = False) -> bool:
+        """Whether the vault-relative `rel` lies in a private (excluded) part of the vault."""
+        return self.exclusions.excludes(rel, folder=folder)
+
+    def hides_at(self, rel: str, real: Path, *, folder: bool = False) -> bool:
+        """`hides` for an entry reached as `rel` whose real location (inside the vault) is `real`:
+        a symlink into a private folder is as private as the folder."""
+        if self.hides(rel, folder=folder):
+            return True
+        return real != self.root and self.hides(real.relative_to(self.root).as_posix(), folder=folder)
+
+    def _excluded(self, rel: str, real: Path, *, refuse: bool, folder: bool = False) -> None:
+        """Raise when `rel`, or `real` (where a symlink on the way leads), is excluded: refused
+        (`excluded`) when about to write there, else missing."""
+        if not self.hides_at(rel, real, folder=folder):
+            return
+        if refuse:
+            raise _refuse(rel, "excluded", "the path is in a private part of the vault that this server may not touch")
+        raise NoteNotFound(rel, resource="folder" if folder else "note")
 
     # -- availability -------------------------------------------------------------------------
 
@@ -189,6 +214,15 @@ class Vault:
             raise _refuse(shown, "symlink", "the path goes through a symbolic link that leaves the vault")
         if any(part.startswith(".") for part in real.relative_to(self.root).parts):
             raise _refuse(shown, "hidden_path", "the path leads into a hidden folder of the vault")
+        return real
+
+    def listed_location(self, rel: str) -> Path:
+        """The realpath of a note a listing or the change feed named, checked again now that it is
+        about to be read: `PathRefused` if a symlink swapped since leaves the vault or is hidden,
+        `NoteNotFound` if it (or where it leads) is excluded."""
+        real = self.ensure_inside(self.root / rel, rel)
+        if self.hides_at(rel, real):
+            raise NoteNotFound(rel)
         return real
 
     # -- resolution ---------------------------------------------------------------------------
@@ -246,18 +280,23 @@ class Vault:
         self.check_available()
         return VaultUnavailable(f"cannot access {shown}: {os.strerror(exc.errno or 0)}")
 
-    def resolve(self, user_path: str, *, must_exist: bool = True, for_write: bool = False) -> NotePath:
+    def resolve(
+        self, user_path: str, *, must_exist: bool = True, for_write: bool = False, source: bool = False
+    ) -> NotePath:
         """Validate `user_path` and locate it in the vault.
 
         `must_exist` raises `NoteNotFound` for a missing note. `for_write` refuses (`invalid_path`) a
         path whose parent is a file, since no folder could be created there. Existing entries that
         are not regular files (folders named `x.md`, FIFOs) are refused either way.
+        An excluded path is refused (`excluded`) when `for_write`, and missing otherwise or when it is
+        the `source` of a move (moving a note out of a private folder reveals it as reading would).
         """
         parts = note_components(user_path)
         shown = "/".join(parts)
         self.check_available()
         spelled, real, exists = self._walk(parts, shown, for_write)
         rel = "/".join(spelled)
+        self._excluded(rel, real, refuse=for_write and not source)
         if exists:
             try:
                 mode = os.stat(real).st_mode
@@ -280,6 +319,7 @@ class Vault:
             return "", self.root
         spelled, real, exists = self._walk(parts, shown, for_write=False)
         rel = "/".join(spelled)
+        self._excluded(rel, real, refuse=False, folder=True)
         if not exists or not real.is_dir():
             raise NoteNotFound(rel, resource="folder")
         return rel, real
@@ -289,8 +329,9 @@ class Vault:
     def iter_notes(self, folder_rel: str = "", recursive: bool = True) -> Iterator[NoteInfo]:
         """Notes under a folder, sorted by vault-relative path.
 
-        Never enters dot-folders, skips dot-files (our temp files among them), non-`.md` files,
-        names that are not valid UTF-8, and symlinks whose target leaves the vault or is hidden.
+        Never enters dot-folders or excluded folders, skips dot-files (our temp files among them),
+        excluded notes, non-`.md` files, names that are not valid UTF-8, and symlinks whose target
+        leaves the vault or is hidden.
         Symlinked folders inside the vault are followed once (loops are cut).
         """
         rel, real = self.resolve_folder(folder_rel)
@@ -338,9 +379,9 @@ class Vault:
             except OSError:
                 continue
             if stat.S_ISDIR(st.st_mode):
-                if recursive:
+                if recursive and not self.hides_at(rel, path, folder=True):
                     self._collect(path, rel, recursive, out, ancestors, top=False)
-            elif stat.S_ISREG(st.st_mode) and name.endswith(NOTE_SUFFIX):
+            elif stat.S_ISREG(st.st_mode) and name.endswith(NOTE_SUFFIX) and not self.hides_at(rel, path):
                 out.append(NoteInfo(rel=rel, size=st.st_size, mtime=st.st_mtime))
 
 
