@@ -125,3 +125,53 @@ def test_expected_text_is_the_whole_line_or_the_task_text(vault: Vault) -> None:
         update_task(vault, locks, "T", 2, "  continued", "x", today=TODAY)
     assert (caught.value.field, caught.value.reason) == ("line", "not_a_task")
     assert note.read_text(encoding="utf-8") == "- [x] first\n  continued\n- [ ] second\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "status", "after"),
+    [
+        # Cancelling writes the cancelled date the way the Tasks plugin does; leaving '-' removes it.
+        ("- [ ] a 📅 2024-05-03", "-", "- [-] a 📅 2024-05-03 ❌ 2024-05-01"),
+        ("- [ ] a 📅 2024-05-03 ^id", "-", "- [-] a 📅 2024-05-03 ❌ 2024-05-01 ^id"),
+        ("- [-] a 📅 2024-05-03 ❌ 2024-04-02", " ", "- [ ] a 📅 2024-05-03"),
+        ("- [-] a ❌ 2024-04-02", "x", "- [x] a ✅ 2024-05-01"),
+        ("- [x] a ✅ 2024-04-02", "-", "- [-] a ❌ 2024-05-01"),
+        ("- [-] a ❌ 2024-04-02", "/", "- [/] a"),
+        # The Tasks plugin's Dataview format: the same dates as bracketed inline fields.
+        ("- [ ] a [due:: 2024-05-03]", "x", "- [x] a [due:: 2024-05-03] [completion:: 2024-05-01]"),
+        ("- [x] a [due:: 2024-05-03] [completion:: 2024-04-30]", " ", "- [ ] a [due:: 2024-05-03]"),
+        ("- [ ] a (priority:: high) ^b1", "-", "- [-] a (priority:: high) [cancelled:: 2024-05-01] ^b1"),
+        ("- [-] a [due:: 2024-05-03] [cancelled:: 2024-04-30]", " ", "- [ ] a [due:: 2024-05-03]"),
+        # A plain task, or a field that is not one of the Tasks plugin's: only the character changes.
+        ("- [ ] a", "-", "- [-] a"),
+        ("- [ ] a [owner:: Sam]", "x", "- [x] a [owner:: Sam]"),
+        ("- [ ] a `[due:: 2024-05-03]`", "x", "- [x] a `[due:: 2024-05-03]`"),
+    ],
+)
+def test_done_and_cancelled_dates_in_both_formats(vault: Vault, line: str, status: str, after: str) -> None:
+    text, next_line = complete(vault, line, status=status, before="# T\n", after="tail\n")
+    assert text == "# T\n" + after + "\ntail\n" and next_line == ""
+
+
+@pytest.mark.parametrize(
+    ("line", "next_line"),
+    [
+        (
+            "- [ ] a [repeat:: every week] [due:: 2024-05-03]",
+            "- [ ] a [repeat:: every week] [due:: 2024-05-10]",
+        ),
+        (
+            "- [ ] a (repeat:: every month when done) [scheduled:: 2024-04-10] [start:: 2024-04-01] ^x",
+            "- [ ] a (repeat:: every month when done) [scheduled:: 2024-06-01] [start:: 2024-05-23]",
+        ),
+    ],
+)
+def test_a_dataview_format_recurrence_creates_the_next_occurrence(vault: Vault, line: str, next_line: str) -> None:
+    text, created = complete(vault, line)
+    assert created == next_line
+    done_line = text.splitlines()[1]
+    assert (
+        text.splitlines()[0] == next_line
+        and done_line.startswith("- [x] a ")
+        and "[completion:: 2024-05-01]" in done_line
+    )

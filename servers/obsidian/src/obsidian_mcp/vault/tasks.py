@@ -1,9 +1,14 @@
 """Changing one task's status, byte for byte, the way the Tasks plugin does (`update_task`).
 
-Only the status character between the brackets changes, and for a Tasks-plugin task (one with
-its emoji: 📅 ⏳ 🛫 ✅ ➕ ❌ 🔁 or a priority) the done date: completing (`x`/`X` from any other
-status) writes ` ✅ YYYY-MM-DD` (today) at the end of the line, before a `^block-id`, or
-replaces a done date already there; reopening (from `x`/`X` to another status) removes it. Every
+Only the status character between the brackets changes, and for a task the Tasks plugin manages,
+its done and cancelled dates. A task is in the Tasks plugin's emoji format when it carries one of
+its emoji (📅 ⏳ 🛫 ✅ ➕ ❌ 🔁 or a priority), and in its Dataview format when it carries one of
+the same fields as a bracketed inline field (`[due:: 2026-11-20]`, `(repeat:: every week)`, ...).
+Completing (`x`/`X` from any other status) writes today's done date at the end of the line,
+before a `^block-id` (` ✅ YYYY-MM-DD` / ` [completion:: YYYY-MM-DD]`), or replaces one already
+there; reopening (from `x`/`X` to another status) removes it. Cancelling (`-` from another
+status) writes the cancelled date the same way (` ❌ YYYY-MM-DD` / ` [cancelled:: YYYY-MM-DD]`),
+and leaving `-` removes it. A plain task (neither format) only has its character changed. Every
 other byte of the note stays as it was: line endings, indentation, the bullet, the rest of the text.
 
 The caller names the line (1-based, as `query_notes` gives it) and what it expects there: the
@@ -11,14 +16,15 @@ whole line, or the task's text after the checkbox. Anything else means the note 
 moved since it was read (`TaskLineChanged`); a line that is not a task (`- [ ] ...` outside code
 and frontmatter) is an `InvalidArgument` on `line`.
 
-Recurring tasks. Completing a task with `🔁 rule` writes its next occurrence on a new line just
-above it, as the Tasks plugin does by default: the same line, status ` `, no done or cancelled
-date nor block id, and its dates moved. The reference date is the due date, else the scheduled,
-else the start date; the next one is the rule's first date after it (after today with
-`when done`), and every date moves by the same number of days. Rules: `every [N] day(s)`,
-`week(s)`, `month(s)` (the day clamped to the month's end, as Tasks does), `year(s)`, `every
-weekday`, `every week on Monday[, Friday...]`, each optionally `when done`. Other rules complete the
-task without a next occurrence (`next_created: false`, `RECURRENCE_NOT_CREATED`).
+Recurring tasks. Completing a task with `🔁 rule` (or `[repeat:: rule]`) writes its next
+occurrence on a new line just above it, as the Tasks plugin does by default: the same line,
+status ` `, no done or cancelled date nor block id, and its dates moved. The reference date is
+the due date, else the scheduled, else the start date; the next one is the rule's first date
+after it (after today with `when done`), and every date moves by the same number of days. Rules:
+`every [N] day(s)`, `week(s)`, `month(s)` (the day clamped to the month's end, as Tasks does),
+`year(s)`, `every weekday`, `every week on Monday[, Friday...]`, each optionally `when done`.
+Other rules complete the task without a next occurrence (`next_created: false`,
+`RECURRENCE_NOT_CREATED`).
 """
 
 from __future__ import annotations
@@ -42,14 +48,26 @@ from obsidian_mcp.vault.results import TaskUpdateResult
 from obsidian_mcp.vault.storage import PathLocks, etag_of
 
 DONE = frozenset("xX")
+CANCELLED = "-"
 TASKS_EMOJI = frozenset(
     "\U0001f4c5\U0001f4c6\U0001f5d3\u23f3\u231b\U0001f6eb\u2705\u2795\u274c\U0001f501\U0001f53a\u23eb\U0001f53c\U0001f53d\u23ec"
 )
-_DONE_DATE = re.compile("[ \t]*\u2705\ufe0f?[ \t]*\\d{4}-\\d{2}-\\d{2}")
-_CANCELLED_DATE = re.compile("[ \t]*\u274c\ufe0f?[ \t]*\\d{4}-\\d{2}-\\d{2}")
+_ISO = r"\d{4}-\d{2}-\d{2}"
+
+
+def _stamp_pattern(emoji: str, field: str) -> re.Pattern[str]:
+    """A done or cancelled date in either format (` ✅ 2026-11-26` / ` [completion:: 2026-11-26]`),
+    with the blanks before it."""
+    return re.compile(f"[ \t]*(?:{emoji}\ufe0f?[ \t]*{_ISO}|[\\[(]{field}::[ \t]*{_ISO}[ \t]*[\\])])")
+
+
+_DONE_DATE = _stamp_pattern("\u2705", "completion")
+_CANCELLED_DATE = _stamp_pattern("\u274c", "cancelled")
+# The Tasks plugin's fields in its Dataview format: a task carrying one of them is managed like an emoji one.
+_DATAVIEW_TASK_FIELD = re.compile(r"[\[(](?:due|scheduled|start|created|completion|cancelled|repeat|priority)::", re.I)
 _BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
 _TRAILING = re.compile(r"(?:[ \t]+\^[A-Za-z0-9-]+)?[ \t]*$")
-_RECURRENCE = re.compile("\U0001f501\ufe0f?[ \t]*([a-zA-Z0-9, !]+)")
+_RECURRENCE = re.compile("\U0001f501\ufe0f?[ \t]*([a-zA-Z0-9, !]+)|[\\[(]repeat::[ \t]*([a-zA-Z0-9, !]+)[\\])]", re.I)
 # The dates a next occurrence moves, by the emoji that marks them (Dataview reads the variants too).
 _DATE_MARKS = {
     "due": "\U0001f4c5\U0001f4c6\U0001f5d3",
@@ -57,7 +75,8 @@ _DATE_MARKS = {
     "start": "\U0001f6eb",
 }
 _DATES = {
-    name: re.compile(f"([{marks}]\ufe0f?[ \t]*)(\\d{{4}}-\\d{{2}}-\\d{{2}})") for name, marks in _DATE_MARKS.items()
+    name: re.compile(f"([{marks}]\ufe0f?[ \t]*|[\\[(]{name}::[ \t]*)(\\d{{4}}-\\d{{2}}-\\d{{2}})")
+    for name, marks in _DATE_MARKS.items()
 }
 _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # not the locale's
 _WEEKDAYS = {name: number for number, name in enumerate(_DAY_NAMES)} | {
@@ -182,19 +201,25 @@ def _change(text: str, rel: str, number: int, expected: str, status: str, today:
     if old == status:
         return _Change(rel, text, number, found.text, None, [])
     line_text = found.text[:position] + status + found.text[position + 1 :]
-    tasks_style = any(char in TASKS_EMOJI for char in without_code_spans(found.text))
+    style = _style(found.text)
     completing, reopening = status in DONE and old not in DONE, old in DONE and status not in DONE
-    if tasks_style and completing:
-        line_text = _with_done_date(line_text, today)
-    elif tasks_style and reopening:
-        line_text = _DONE_DATE.sub("", line_text)
+    if style is not None:
+        if completing:
+            line_text = _with_date(line_text, _DONE_DATE, style.done(today))
+        elif reopening:
+            line_text = _DONE_DATE.sub("", line_text)
+        if status == CANCELLED and old != CANCELLED:
+            line_text = _with_date(line_text, _CANCELLED_DATE, style.cancelled(today))
+        elif old == CANCELLED and status != CANCELLED:
+            line_text = _CANCELLED_DATE.sub("", line_text)
     next_text: str | None = None
     notes: list[ToolWarning] = []
     rule = _RECURRENCE.search(without_code_spans(found.text))
     if completing and rule is not None:
-        next_text = _next_occurrence(found.text, position, rule.group(1).strip(), today)
+        rule_text = (rule.group(1) or rule.group(2)).strip()
+        next_text = _next_occurrence(found.text, position, rule_text, today)
         if next_text is None:
-            notes.append(warnings.recurrence_not_created(rule.group(1).strip()))
+            notes.append(warnings.recurrence_not_created(rule_text))
     new_text = text[: found.start] + line_text + text[found.end :]
     if next_text is None:
         return _Change(rel, new_text, number, line_text, None, notes)
@@ -210,13 +235,41 @@ def _task_text_or_none(text: str, found: _Line, rel: str) -> str | None:
         return None
 
 
-def _with_done_date(line: str, today: date) -> str:
-    stamp = today.isoformat()
-    if _DONE_DATE.search(line):
-        return _DONE_DATE.sub(lambda m: m.group(0)[:-10] + stamp, line, count=1)
+@dataclass(frozen=True)
+class _Style:
+    """How the Tasks plugin writes a task's done and cancelled dates in one of its two formats."""
+
+    done_mark: str
+    cancelled_mark: str
+    closing: str
+
+    def done(self, day: date) -> str:
+        return f" {self.done_mark}{day.isoformat()}{self.closing}"
+
+    def cancelled(self, day: date) -> str:
+        return f" {self.cancelled_mark}{day.isoformat()}{self.closing}"
+
+
+_EMOJI_STYLE = _Style("\u2705 ", "\u274c ", "")
+_DATAVIEW_STYLE = _Style("[completion:: ", "[cancelled:: ", "]")
+
+
+def _style(line: str) -> _Style | None:
+    """The Tasks plugin format `line` is written in (emoji first), or None for a plain task."""
+    visible = without_code_spans(line)
+    if any(char in TASKS_EMOJI for char in visible):
+        return _EMOJI_STYLE
+    return _DATAVIEW_STYLE if _DATAVIEW_TASK_FIELD.search(visible) else None
+
+
+def _with_date(line: str, existing: re.Pattern[str], stamp: str) -> str:
+    """`line` with `stamp` (e.g. ` ✅ 2026-11-26`) replacing the first date `existing` finds, else
+    added at the end of the line, before a `^block-id` and trailing blanks."""
+    if existing.search(line):
+        return existing.sub(lambda m: stamp, line, count=1)
     tail = _TRAILING.search(line)
     cut = tail.start() if tail is not None else len(line)
-    return line[:cut] + " \u2705 " + stamp + line[cut:]
+    return line[:cut] + stamp + line[cut:]
 
 
 # -- recurrence ---------------------------------------------------------------------------------
