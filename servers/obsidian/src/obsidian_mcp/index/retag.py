@@ -23,16 +23,16 @@ from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteNotFound, VaultError
 from obsidian_mcp.vault.links import nfc_casefold
 from obsidian_mcp.vault.storage import PathLocks
-from obsidian_mcp.vault.tag_rename import check_tag
-from obsidian_mcp.vault.tag_rename import rename_tag as rename_in_text
 
 
 def rename_tag(
     index: VaultIndex, locks: PathLocks, tag: str, new_tag: str, progress: ProgressFn | None = None
 ) -> RenameTagResult:
     """Rename `tag` and the tags nested under it to `new_tag` in every note (inline and frontmatter)."""
-    old = check_tag(tag, "tag")
-    new = check_tag(new_tag, "new_tag")
+    from obsidian_mcp.vault import tag_rename  # with PyYAML's node API: imported on first use, not at start-up
+
+    old = tag_rename.check_tag(tag, "tag")
+    new = tag_rename.check_tag(new_tag, "new_tag")
     if old == new:
         raise InvalidArgument("new_tag", "same_tag", "'new_tag' is the tag itself; nothing to rename")
     key = nfc_casefold(old)
@@ -57,7 +57,9 @@ def rename_tag(
 
 def _renamed(old: str, new: str, counted: list[int], text: str, _rel: str) -> str:
     """The note's text with the tag renamed; how many tags were renamed goes to `counted`."""
-    result = rename_in_text(text, old, new)
+    from obsidian_mcp.vault import tag_rename
+
+    result = tag_rename.rename_tag(text, old, new)
     counted.append(result.occurrences)
     return result.text
 

@@ -18,8 +18,10 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 
 class InvalidExclusion(ValueError):
@@ -32,13 +34,18 @@ class Exclusions:
     def __init__(self, patterns: Sequence[str] = ()) -> None:
         cleaned = tuple(unicodedata.normalize("NFC", p.strip()) for p in patterns if p.strip())
         self.patterns = cleaned
+        self._spec: pathspec.GitIgnoreSpec | None = None
+        if not cleaned:  # the common case: pathspec (~20 ms) is not even imported
+            self.fingerprint = ""
+            return
+        import pathspec
+
         try:
-            self._spec = pathspec.GitIgnoreSpec.from_lines(cleaned) if cleaned else None
+            self._spec = pathspec.GitIgnoreSpec.from_lines(cleaned)
         except ValueError as exc:  # pathspec's pattern errors are ValueErrors in every version
             raise InvalidExclusion(f"not a valid gitignore-style pattern: {exc}") from None
         # Sorted: the same set given in another order needs no rebuild of the index.
-        joined = "\n".join(sorted(cleaned))
-        self.fingerprint = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16] if cleaned else ""
+        self.fingerprint = hashlib.sha256("\n".join(sorted(cleaned)).encode("utf-8")).hexdigest()[:16]
 
     def __bool__(self) -> bool:
         return self._spec is not None
