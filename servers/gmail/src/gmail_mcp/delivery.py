@@ -120,7 +120,8 @@ def at_most_once(
         try:
             answer = request()
         except Exception as exc:
-            verdict, failure = judge(exc, resource, ident)
+            judged = judge(exc, resource, ident)
+            verdict, failure = judged.verdict, judged.failure
             if attempt == 2 and verdict is Verdict.REFUSED and retry_refusal(failure):
                 verdict = Verdict.AMBIGUOUS
         else:

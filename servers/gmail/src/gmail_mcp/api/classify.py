@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from gmail_mcp.api.errors import (
@@ -132,7 +133,15 @@ class Verdict(enum.Enum):
     AMBIGUOUS = "ambiguous"  # anything after the request went out: Gmail may have acted
 
 
-def judge(exc: BaseException, resource: str, ident: str) -> tuple[Verdict, GmailFailure]:
+@dataclass(frozen=True)
+class Judgement:
+    """What a failed one-shot request proves (`verdict`) and the domain failure to report (`failure`)."""
+
+    verdict: Verdict
+    failure: GmailFailure
+
+
+def judge(exc: BaseException, resource: str, ident: str) -> Judgement:
     """What a failure of a one-shot request proves about whether it took effect, and its domain failure."""
     from google.auth.exceptions import RefreshError, TransportError
     from googleapiclient.errors import HttpError
@@ -140,11 +149,11 @@ def judge(exc: BaseException, resource: str, ident: str) -> tuple[Verdict, Gmail
     failure = classify(exc, resource, ident)
     if failure is None:  # unexpected, and maybe after the request went out: never a blind retry
         log.error("unexpected failure of a one-shot request", exc_info=(type(exc), exc, exc.__traceback__))
-        return Verdict.AMBIGUOUS, ApiUnavailable("an unexpected failure")
+        return Judgement(Verdict.AMBIGUOUS, ApiUnavailable("an unexpected failure"))
     if isinstance(exc, RequestNotSent | TransportError) and not isinstance(exc, RefreshError):
-        return Verdict.NOT_SENT, failure  # no connection, or the token refresh before sending failed
+        return Judgement(Verdict.NOT_SENT, failure)  # no connection, or the token refresh before sending failed
     if isinstance(exc, GmailFailure | RefreshError):
-        return Verdict.REFUSED, failure  # raised before anything was sent (no token, revoked, ...)
+        return Judgement(Verdict.REFUSED, failure)  # raised before anything was sent (no token, revoked, ...)
     if isinstance(exc, HttpError) and 400 <= int(getattr(exc.resp, "status", 0) or 0) < 500:
-        return Verdict.REFUSED, failure
-    return Verdict.AMBIGUOUS, failure
+        return Judgement(Verdict.REFUSED, failure)
+    return Judgement(Verdict.AMBIGUOUS, failure)
