@@ -12,10 +12,7 @@ as `mcp_unavailable` once the server is stopping. Read-only mode changes nothing
 
 from __future__ import annotations
 
-import logging
 import re
-import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -30,8 +27,8 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, GetPromptResult, InputRequ
 from pydantic import AnyUrl, ValidationError
 
 from ..models import MCPError, argument_error, contract_error
+from .accounting import accounted
 from .lifecycle import InFlight
-from .logs import REQUEST_ID
 
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for resources/read of a resource that does not exist
 
@@ -43,7 +40,6 @@ _OTHER_CODES = {"parse_error": INVALID_PARAMS}
 ResourceLister = Callable[[], Sequence[mcp_types.Resource]]
 """Lists resources of the moment for `resources/list` (e.g. recent notes); runs on a worker thread."""
 
-log = logging.getLogger("mcp_contract.calls")
 _T = TypeVar("_T")
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 _VARIABLE_AT_END = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\}")
@@ -173,35 +169,17 @@ class ContractRequests(MCPServer[Any]):
         self, what: str, fields: dict[str, Any], work: Callable[[], Awaitable[_T]], codes: dict[str, int]
     ) -> _T:
         """`work()`'s answer, or a JSON-RPC error carrying the MCPError of its failure; one log line either way."""
-        request_id = uuid.uuid4().hex[:16]
-        token = REQUEST_ID.set(request_id)
-        started = time.perf_counter()
-        error: MCPError | None = None
-        self.calls.enter()
-        try:
-            if self.calls.stopping:
-                error = contract_error(
-                    "mcp_unavailable", "the server is shutting down; start it again", request_id, service="server"
-                )
-            else:
-                return await work()
-        except ProtocolError:
-            raise
-        except Exception as exc:
-            error = self._failure(exc, request_id)
-        finally:
-            log.info(
-                what,
-                extra={
-                    **fields,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                    "error_code": error.error if error else None,
-                },
-            )
-            REQUEST_ID.reset(token)
-            self.calls.leave()
-        assert error is not None  # every path that did not return set one
-        raise ProtocolError(codes.get(error.error, INTERNAL_ERROR), error.message, error.model_dump(mode="json"))
+        with accounted(self.calls, what, fields) as request:
+            try:
+                if not request.refuse_if_stopping():
+                    return await work()
+            except ProtocolError:
+                raise
+            except Exception as exc:
+                request.error = self._failure(exc, request.request_id)
+            error = request.error
+            assert error is not None  # every path that did not return set one
+            raise ProtocolError(codes.get(error.error, INTERNAL_ERROR), error.message, error.model_dump(mode="json"))
 
     def _failure(self, exc: BaseException, request_id: str) -> MCPError:
         cause = _unwrapped(exc)

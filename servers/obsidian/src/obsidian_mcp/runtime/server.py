@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import time
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -17,8 +15,8 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from ..models import MCPError, argument_error, contract_error
+from .accounting import Accounted, accounted
 from .lifecycle import InFlight
-from .logs import REQUEST_ID
 from .requests import ContractRequests
 from .stdio import guarded_stdio
 from .wire import error_result, success_result
@@ -138,44 +136,28 @@ class ContractServer(ContractRequests):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        request_id = uuid.uuid4().hex[:16]  # ctx.request_id is the JSON-RPC id: not unique, not ours
-        token = REQUEST_ID.set(request_id)
-        started = time.perf_counter()
-        error: MCPError | None = None
-        self.calls.enter()
-        try:
-            error = self._refuse(name, arguments, request_id)
-            if error is None:
-                if name in self.crash_tools:
-                    raise InjectedCrash(f"crash injected into {name}")
-                result = await super().call_tool(name, arguments, context)
-                if isinstance(result, CallToolResult) and result.structured_content is not None:
-                    return success_result(result.structured_content)
-                return result
-        except ToolError as exc:
-            error = self._from_tool_error(exc, request_id)
-        except Exception as exc:
-            error = self._unexpected(exc, request_id)
-        finally:
-            log.info(
-                "tool call",
-                extra={
-                    "tool": name[:100],
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                    "error_code": error.error if error else None,
-                },
-            )
-            REQUEST_ID.reset(token)
-            self.calls.leave()
-        assert error is not None  # every path that did not return a success set one
-        return error_result(error)
+        with accounted(self.calls, "tool call", {"tool": name[:100]}) as call:
+            try:
+                call.error = self._refuse(name, arguments, call)
+                if call.error is None:
+                    if name in self.crash_tools:
+                        raise InjectedCrash(f"crash injected into {name}")
+                    result = await super().call_tool(name, arguments, context)
+                    if isinstance(result, CallToolResult) and result.structured_content is not None:
+                        return success_result(result.structured_content)
+                    return result
+            except ToolError as exc:
+                call.error = self._from_tool_error(exc, call.request_id)
+            except Exception as exc:
+                call.error = self._unexpected(exc, call.request_id)
+            assert call.error is not None  # every path that did not return a success set one
+            return error_result(call.error)
 
-    def _refuse(self, name: str, arguments: dict[str, Any], request_id: str) -> MCPError | None:
-        """Checks made before the SDK sees the call: unknown tool, read-only mode, unexpected arguments."""
-        if self.calls.stopping:
-            return contract_error(
-                "mcp_unavailable", "the server is shutting down; start it again", request_id, service="server"
-            )
+    def _refuse(self, name: str, arguments: dict[str, Any], call: Accounted) -> MCPError | None:
+        """Checks made before the SDK sees the call: stopping, unknown tool, read-only mode, unexpected arguments."""
+        if call.refuse_if_stopping():
+            return call.error
+        request_id = call.request_id
         tool = self._tool_manager.get_tool(name)
         if tool is None:
             if self.read_only and name in self.write_tools and name not in self.hidden_tools:
