@@ -1,10 +1,11 @@
 """The package reads top-down: each layer imports only the layers below it.
 
-models → errors → the domain (warnings, dataview, vault, index) → tools → server → cli. The one
+models → errors → the domain (warnings, structure, dataview, vault, index) → tools → server → cli. The one
 exception is by design: `errors` maps the domain's exceptions, so it imports `vault.errors` and
 `dataview.errors`, which are leaves (they import nothing of the package) and so belong with it.
-`dataview` is the pure query engine and `semantic` the pure engine of search by meaning: each
-imports nothing of the rest of the package. Within the domain, `vault` never
+`structure` (how a note's text reads: prose, code, comments, headings) imports nothing of the
+package; `dataview` is the pure query engine and `semantic` the pure engine of search by meaning:
+each imports nothing of the rest of the package but `structure`. Within the domain, `vault` never
 imports `index`; the operations of `index` (search, tags, backlinks, move, check, retag) share
 pieces through small modules (graph, text, progress, results) instead of importing each other;
 tool modules share only `tools.common` and `tools.worker`.
@@ -19,7 +20,19 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "obsidian_mcp"
 # low to high
-LAYERS = ["models", "errors", "warnings", "dataview", "semantic", "vault", "index", "tools", "server", "cli"]
+LAYERS = [
+    "models",
+    "errors",
+    "warnings",
+    "structure",
+    "dataview",
+    "semantic",
+    "vault",
+    "index",
+    "tools",
+    "server",
+    "cli",
+]
 LEAF_EXCEPTIONS = ("vault.errors", "dataview.errors")
 INDEX_OPERATIONS = {"search", "tags", "backlinks", "move", "check", "retag"}
 SHARED_TOOL_MODULES = {"common", "worker"}
@@ -58,14 +71,19 @@ def test_the_domain_exceptions_are_a_leaf() -> None:
     assert imports(PACKAGE / "dataview" / "errors.py") == set()
 
 
-def test_the_query_engine_imports_only_itself() -> None:
+def test_the_note_structure_imports_only_itself() -> None:
+    for path in modules("structure"):
+        assert all(name.startswith("structure") for name in imports(path)), path.name
+
+
+def test_the_query_engine_imports_only_itself_and_the_note_structure() -> None:
     for path in modules("dataview"):
-        assert all(name.startswith("dataview") for name in imports(path)), path.name
+        assert all(name.startswith(("dataview", "structure")) for name in imports(path)), path.name
 
 
-def test_the_engine_of_search_by_meaning_imports_only_itself() -> None:
+def test_the_engine_of_search_by_meaning_imports_only_itself_and_the_note_structure() -> None:
     for path in modules("semantic"):
-        assert all(name.startswith("semantic") for name in imports(path)), path.name
+        assert all(name.startswith(("semantic", "structure")) for name in imports(path)), path.name
 
 
 def test_index_operations_do_not_import_each_other() -> None:

@@ -1,12 +1,11 @@
 """Metadata in a note's body: page-level inline fields and list items/tasks.
 
-A line-based scanner, kept behind `extract_fields` / `extract_tasks` / `extract_list_items` so a
-markdown-it based one can replace it. It skips fenced code (``` and ~~~), indented code blocks,
-`%% comments %%` and `<!-- HTML comments -->` (both may span lines), and ignores `code spans`
-when reading fields, tags and links. Page-level fields come from prose lines, headings,
-blockquotes and plain (non-task) list items, as in Dataview; a task's fields stay on the task.
-Nesting follows indentation (a tab counts 4 columns); an indented line under an item continues
-that item's text. Setext headings are not recognised (ATX `#` headings are).
+What is code, comment or heading is `obsidian_mcp.structure`'s reading (CommonMark, with
+Obsidian's comments): fenced and indented code blocks, `%% comments %%` and `<!-- HTML comments
+-->` hold no fields, tasks, tags or links, and `code spans` are ignored when reading them.
+Page-level fields come from prose lines, headings (ATX and setext), blockquotes and plain
+(non-task) list items, as in Dataview; a task's fields stay on the task. Nesting follows
+indentation (a tab counts 4 columns); an indented line under an item continues that item's text.
 """
 
 from __future__ import annotations
@@ -25,9 +24,8 @@ from obsidian_mcp.dataview.list_items import (
     tags_in,
     without_code_spans,
 )
+from obsidian_mcp.structure import BodyStructure, read_body
 
-_FENCE = re.compile(r"[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})")
-_HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*")
 _QUOTE_PREFIX = re.compile(r"(?:[ \t]*>)+[ \t]?")
 
 
@@ -39,32 +37,6 @@ class BodyMetadata:
     items: tuple[ListItem, ...]
     tags: tuple[str, ...] = ()
     links: tuple[str, ...] = ()
-
-
-class _Comments:
-    """Removes `%% ... %%` and `<!-- ... -->` from lines, remembering one left open."""
-
-    def __init__(self) -> None:
-        self.closer: str | None = None
-
-    def strip(self, line: str) -> str:
-        kept: list[str] = []
-        index = 0
-        while index <= len(line):
-            if self.closer is not None:
-                end = line.find(self.closer, index)
-                if end < 0:
-                    return "".join(kept)
-                index, self.closer = end + len(self.closer), None
-                continue
-            starts = [(pos, opener) for opener in ("%%", "<!--") if (pos := line.find(opener, index)) >= 0]
-            if not starts:
-                kept.append(line[index:])
-                break
-            pos, opener = min(starts)
-            kept.append(line[index:pos])
-            index, self.closer = pos + len(opener), "%%" if opener == "%%" else "-->"
-        return "".join(kept)
 
 
 class _Scanner:
@@ -91,6 +63,17 @@ class _Scanner:
         self.stack.append(item)
         self.current = item
 
+    def heading(self, number: int, text: str | None, section: str | None) -> None:
+        """A line of a heading: its first (`section` is the heading's text) or a later one (the
+        further text lines of a setext heading; its underline has no `text`)."""
+        if section is not None:
+            self.end_list()
+            self.section = section
+        if text:
+            self.prose.append(text)
+            self.fields += line_fields(without_code_spans(text), number)
+        self.previous = "heading"
+
     def line(self, number: int, text: str) -> None:
         stripped = text.lstrip()
         if not stripped:
@@ -98,16 +81,6 @@ class _Scanner:
             return
         unquoted = _QUOTE_PREFIX.sub("", text, count=1) if stripped.startswith(">") else text
         indent = indent_width(unquoted[: len(unquoted) - len(unquoted.lstrip())])
-        if not self.stack and indent >= 4 and self.previous in ("blank", "code"):
-            self.previous = "code"
-            return
-        if stripped.startswith("#") and (heading := _HEADING.fullmatch(text)):
-            self.end_list()
-            self.section = (heading.group("text") or "").strip()
-            self.prose.append(self.section)
-            self.fields += line_fields(without_code_spans(self.section), number)
-            self.previous = "heading"
-            return
         if item := read_list_line(text, number, self.section):
             self.add_item(item)
             self.previous = "list"
@@ -138,38 +111,37 @@ class _Scanner:
         return BodyMetadata(tuple(fields), tuple(items), tuple(dict.fromkeys(tags)), tuple(dict.fromkeys(links)))
 
 
-def _lines(body: str) -> list[str]:
-    lines = body.split("\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+def _heading_lines(structure: BodyStructure) -> dict[int, tuple[str | None, str | None]]:
+    """For each line of a heading: (text to read fields from, the section it starts or None)."""
+    found: dict[int, tuple[str | None, str | None]] = {}
+    lines = {line.number: line for line in structure.lines}
+    for heading in structure.headings:
+        if not heading.setext:
+            found[heading.line] = (heading.text, heading.text)
+            continue
+        number = heading.line
+        while lines[number].end < heading.end:
+            found[number] = (lines[number].without_comments().strip(), None)
+            number += 1
+        found[number] = (None, None)  # the underline
+        found[heading.line] = (found[heading.line][0], heading.text)
+    return found
 
 
 def scan_body(body: str) -> BodyMetadata:
     """Page-level fields and all list items of a note body (without its frontmatter)."""
     scanner = _Scanner()
-    comments = _Comments()
-    fence: str | None = None
-    # Lines end at "\n" only (a "\r" before it is dropped), so numbers are the file's lines:
-    # `splitlines` would also split at U+2028, form feeds and other characters editors keep inline.
-    for number, raw in enumerate(_lines(body), start=1):
-        if fence is not None:
-            closing = _FENCE.match(raw)
-            if (
-                closing
-                and closing.group("fence")[0] == fence[0]
-                and len(closing.group("fence")) >= len(fence)
-                and not raw[closing.end() :].strip()
-            ):
-                fence = None
-            continue
-        text = comments.strip(raw)
-        opening = _FENCE.match(text)
-        if opening and (opening.group("fence")[0] == "~" or "`" not in text[opening.end() :]):
-            fence = opening.group("fence")
+    structure = read_body(body)
+    headings = _heading_lines(structure) if structure.headings else {}
+    for line in structure.lines:
+        if line.kind == "code":
             scanner.previous = "code"
-            continue
-        scanner.line(number, text)
+        elif line.kind == "comment":
+            scanner.line(line.number, "")
+        elif line.number in headings:
+            scanner.heading(line.number, *headings[line.number])
+        else:
+            scanner.line(line.number, line.without_comments())
     return scanner.result()
 
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from obsidian_mcp.dataview.inline_fields import InlineField, bracketed_fields, full_line_field
+from obsidian_mcp.structure import mask_inline_code
 
 # An optional blockquote prefix, the indent, the bullet, then for a task `[c]`.
 LIST_LINE = re.compile(
@@ -37,7 +38,6 @@ _RECURRENCE = re.compile("\U0001f501\ufe0f?\\s*([a-zA-Z0-9, !]+)")
 _TAG = re.compile(r"(?<![^\s(\[,])#([^\s!\"#$%&'()*+,.:;<=>?@\[\]\\^`{|}~]+)")
 _WIKI_LINK = re.compile(r"!?\[\[([^\[\]]+?)\]\]")
 _BLOCK_ID = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,8 @@ class ListItem:
 
 
 def without_code_spans(text: str) -> str:
-    if "`" not in text:  # most lines: no regular expression to run
-        return text
-    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
+    """`text` with its inline code spans blanked, as everywhere in the server (`structure`)."""
+    return mask_inline_code(text)
 
 
 def tags_in(text: str) -> list[str]:

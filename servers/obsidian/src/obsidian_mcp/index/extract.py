@@ -73,7 +73,7 @@ def extract(text: str, rel: str) -> NoteRecord:
     before = text.count("\n", 0, parsed.body_offset)
     body, code = [""] * before, [""] * before
     for line in iter_lines(text, parsed.body_offset):
-        body.append("" if line.in_code else line.text)
+        body.append("" if line.in_code else line.without_comments())  # `a %%aside%% b` is searched as `a b`
         code.append(line.text if line.in_code else "")
 
     fm = parsed.frontmatter

@@ -1,11 +1,13 @@
 """Cutting a note into the pieces that get embedded: heading sections, split by paragraphs.
 
-Pure functions on `str`, self-contained (no dependency on `vault` or `index`): the caller passes
-a note's text and, optionally, the title its index already knows.
+Pure functions on `str`, self-contained (no dependency on `vault` or `index`; what is code, comment
+or heading is `obsidian_mcp.structure`'s reading, shared with the rest of the server): the caller
+passes a note's text and, optionally, the title its index already knows.
 
 * Frontmatter is read only for `title` and `aliases`; the rest of it (dates, statuses, ids) is
-  noise for meaning and is skipped. Fenced code blocks are skipped too.
-* Each ATX heading starts a section; a section's paragraphs (blank-line separated) are packed
+  noise for meaning and is skipped. Code blocks (fenced or indented) and comments (`%% %%`,
+  `<!-- -->`) are skipped too.
+* Each heading (ATX or setext) starts a section; a section's paragraphs (blank-line separated) are packed
   into chunks of at most `MAX_CHUNK_CHARS` characters; a longer paragraph is cut at sentence
   ends (at word boundaries if it must). A small section is packed together with the next one
   when both fit, so daily-note style notes with many tiny sections do not explode into crumbs.
@@ -23,15 +25,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CHUNKER_VERSION = 1
+from obsidian_mcp.structure import read_body
+
+CHUNKER_VERSION = 2  # 2: CommonMark structure (indented code, setext headings, comments)
 MAX_CHUNK_CHARS = 1000  # cleaned characters of note text per chunk (the names come on top)
 MIN_CHUNK_CHARS = 200  # a smaller section is packed with the next one when they fit together
 MAX_CHUNKS = 64  # per note: a huge note is embedded up to here (its first ~60,000 characters)
 SNIPPET_CHARS = 160  # as the keyword search's snippets
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
@@ -42,7 +43,6 @@ _QUOTE = re.compile(r"^\s*(?:>\s*)+(?:\[![^\]]*\][-+]?\s*)?")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~|==)(?=\S)(.+?)(?<=\S)\1")
-_HTML_COMMENT = re.compile(r"<!--.*?-->|%%.*?%%", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 _MARKUP = re.compile(r"[\[\]#*_`|^>~=<%]|://|^\s*(?:[-*+]|\d+[.)])\s|^\s*-")
 _LIST_MARKS = frozenset("-*+0123456789")
@@ -185,14 +185,6 @@ def clean_line(line: str) -> str:
     return " ".join(line.replace("`", "").replace("|", " ").split())
 
 
-def _heading(line: str) -> tuple[int, str] | None:
-    match = _ATX.match(line)
-    if match is None:
-        return None
-    text = _CLOSING_HASHES.sub("", match.group(2) or "").strip()
-    return len(match.group(1)), clean_line(text)
-
-
 # -- chunking ---------------------------------------------------------------------------------
 
 
@@ -202,15 +194,26 @@ class _Section:
     paragraphs: list[tuple[int, str]]  # (first line, cleaned text)
 
 
+def _body_offset(text: str, first: int) -> int:
+    """Where line `first` (0-based) starts; for the first line, after a BOM."""
+    if first == 0:
+        return 1 if text.startswith("\ufeff") else 0
+    pos = 0
+    for _ in range(first):
+        pos = text.index("\n", pos) + 1
+    return pos
+
+
 def _sections(text: str) -> list[_Section]:
-    """Heading sections of the note body, code and frontmatter skipped, paragraphs cleaned."""
+    """Heading sections of the note body, code, comments and frontmatter skipped, paragraphs cleaned."""
     _, first = split_frontmatter(text)
-    lines = text.split("\n")
+    body = read_body(text, _body_offset(text, first))
+    headings = {heading.line: heading for heading in body.headings}
     path: list[tuple[int, str]] = []
     sections = [_Section((), [])]
-    fence: str | None = None
     paragraph: list[str] = []
     start = 0
+    heading_end = -1  # the end of the heading being read (a setext heading has several lines)
 
     def end_paragraph() -> None:
         nonlocal paragraph
@@ -222,39 +225,31 @@ def _sections(text: str) -> list[_Section]:
             sections[-1].paragraphs.append((start, words))
         paragraph = []
 
-    body = "\n".join(lines[first:])
-    if "<!--" in body or "%%" in body:
-        body = _HTML_COMMENT.sub(lambda m: "\n" * m.group().count("\n"), body)
-    text_lines = body.split("\n")
-    for number, raw in enumerate(text_lines, first + 1):
-        line = raw.rstrip("\r")
-        lead = line.lstrip()[:1]
-        fence_match = _FENCE.match(line) if lead in ("`", "~") else None
-        if fence is not None:
-            closing = fence_match is not None and fence_match.group(1)[0] == fence[0]
-            if closing and fence_match is not None and len(fence_match.group(1)) >= len(fence):
-                fence = None if not line.strip().lstrip(fence[0]) else fence
-            continue
-        if fence_match is not None:
-            end_paragraph()
-            fence = fence_match.group(1)
-            continue
-        heading = _heading(line) if lead == "#" else None
+    for source in body.lines:
+        heading = headings.get(source.number)
         if heading is not None:
             end_paragraph()
-            level, title = heading
-            path = [(lvl, txt) for lvl, txt in path if lvl < level]
+            title = clean_line(heading.text)
+            path = [(lvl, txt) for lvl, txt in path if lvl < heading.level]
             if title:
-                path.append((level, title))
+                path.append((heading.level, title))
             sections.append(_Section(tuple(txt for _, txt in path), []))
+            heading_end = heading.end
             continue
+        if source.end <= heading_end:
+            continue
+        if source.in_code:
+            end_paragraph()
+            continue
+        line = source.without_comments()
         cleaned = clean_line(line)
         if not cleaned:
             if not line.strip():
                 end_paragraph()
             continue
         if not paragraph:
-            start = number
+            start = source.number
+        lead = line.lstrip()[:1]
         item = lead in _LIST_MARKS and _BULLET.match(line) is not None
         paragraph.append(("; " if item and paragraph else " ") + cleaned)
     end_paragraph()

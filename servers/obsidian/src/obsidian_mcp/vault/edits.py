@@ -7,7 +7,9 @@ line break wherever the note's end is not the point of the edit.
 
 Decisions:
 * Sections: a heading's section runs to the next heading of the same or a higher level (fewer
-  `#`), or to the end of the note. Headings inside fenced code are not headings.
+  `#`), or to the end of the note. Headings are read as CommonMark reads them (`markdown.
+  find_headings`): ATX (`## x`) and setext (a text line underlined by `===` or `---`, its section
+  starting after the underline); not inside code, comments, quotes or list items.
 * Headings are matched by text: exact (after trimming) first, then case-insensitively; both NFC.
   `"## Tasks"` fixes the level, as does `level=`. Several matches without a level →
   `InvalidArgument(field="heading", reason="ambiguous")`; with a level, the first match wins.
@@ -15,6 +17,8 @@ Decisions:
   that separate it from the next heading stay after the new content. Replacing a section likewise
   keeps those trailing blank lines. At the very end of a note, an append keeps whatever line
   ending the content has; a section replacement keeps the note's original final-line-break state.
+  Content that would end right before a setext heading's text gets a blank line after it, or
+  that text would read as the last line of the content's paragraph and the heading would change.
 * Frontmatter: removing the last key leaves an empty block (`---` / `---`) rather than deleting
   it — the note keeps its shape and a later `set` edits the same place. Removing keys that are
   absent is not an error. A note without a block gets one at the very top (after a BOM).
@@ -26,13 +30,13 @@ import re
 import unicodedata
 from typing import Any, NamedTuple
 
+from obsidian_mcp.structure import line_end
 from obsidian_mcp.vault.errors import HeadingNotFound, InvalidArgument
 from obsidian_mcp.vault.markdown import (
     BOM,
     Heading,
     body_start,
     find_headings,
-    iter_lines,
     load_frontmatter,
     split_frontmatter,
 )
@@ -105,21 +109,38 @@ def find_heading(text: str, heading: str, level: int | None = None, *, path: str
     return matches[0]
 
 
-def section_end(text: str, target: Heading) -> int:
-    """Where the section of `target` ends: the next heading of the same or a higher level, or EOF."""
+def _next_section(text: str, target: Heading) -> Heading | None:
+    """The heading that ends the section of `target`: the next one of the same or a higher level."""
     for other in find_headings(text, body_start(text)):
         if other.start > target.start and other.level <= target.level:
-            return other.start
-    return len(text)
+            return other
+    return None
+
+
+def section_end(text: str, target: Heading) -> int:
+    """Where the section of `target` ends: the next heading of the same or a higher level, or EOF."""
+    following = _next_section(text, target)
+    return following.start if following is not None else len(text)
 
 
 def _last_content_end(text: str, start: int, end: int) -> int:
     """After the last non-blank line in `text[start:end]` (its line break included), else `start`."""
-    point = start
-    for line in iter_lines(text[:end], start):
-        if line.text.strip(" \t\r"):
-            point = line.next
+    point = pos = start
+    while pos < end:
+        stop, nxt = line_end(text, pos)
+        if text[pos:stop].strip(" \t\r"):
+            point = min(nxt, end)
+        pos = nxt
     return point
+
+
+def _before_setext(content: str, newline: str) -> str:
+    """`content` ending in a blank line, to go right before a setext heading's text."""
+    if not content:
+        return content
+    if not content.endswith("\n"):
+        content += newline
+    return content if content.endswith(("\n\n", "\n\r\n")) else content + newline
 
 
 # -- insertion helpers --------------------------------------------------------------------------
@@ -162,8 +183,11 @@ def append(text: str, content: str, heading: str | None = None, level: int | Non
     if heading is None:
         return _splice(text, len(text), len(text), content, newline or "\n", keep_final_state=False)
     target = find_heading(text, heading, level, path=path)
-    end = section_end(text, target)
+    following = _next_section(text, target)
+    end = following.start if following is not None else len(text)
     point = _last_content_end(text, target.content_start, end)
+    if following is not None and following.setext and point == following.start:
+        content = _before_setext(content, newline or "\n")
     return _splice(text, point, point, content, newline or "\n", keep_final_state=False)
 
 
@@ -173,8 +197,11 @@ def replace_section(text: str, heading: str, content: str, level: int | None = N
     newline = newline_of(text)
     content = convert_newlines(content, newline)
     target = find_heading(text, heading, level, path=path)
-    end = section_end(text, target)
+    following = _next_section(text, target)
+    end = following.start if following is not None else len(text)
     region_end = _last_content_end(text, target.content_start, end)
+    if following is not None and following.setext and region_end == following.start:
+        content = _before_setext(content, newline or "\n")
     return _splice(text, target.content_start, region_end, content, newline or "\n", keep_final_state=True)
 
 

@@ -26,7 +26,7 @@ from typing import Literal
 from urllib.parse import quote, unquote
 
 from obsidian_mcp.vault import markdown
-from obsidian_mcp.vault.markdown import Link, body_start, iter_lines, mask_inline_code
+from obsidian_mcp.vault.markdown import Link, body_start, iter_lines
 from obsidian_mcp.vault.paths import NON_NOTE_EXTENSIONS, NOTE_SUFFIX
 
 # The link grammar is markdown.py's (WIKILINK, MD_LINK, URL_SCHEME); only match positions are added here.
@@ -105,11 +105,13 @@ def _markdown_span(match: re.Match[str], base: int, line: int) -> LinkSpan | Non
 
 
 def link_spans(text: str) -> Iterator[LinkSpan]:
-    """Every link outside code (fenced blocks and inline spans) and frontmatter, in text order."""
+    """Every link outside code (blocks and inline spans), comments and frontmatter, in text order."""
     for line in iter_lines(text, body_start(text)):
         if line.in_code:
             continue
-        masked = mask_inline_code(line.text)
+        masked = line.masked
+        if "[" not in masked:
+            continue
         found: list[tuple[int, LinkSpan]] = [
             (m.start(), _wikilink_span(m, line.start, line.number)) for m in WIKILINK.finditer(masked)
         ]

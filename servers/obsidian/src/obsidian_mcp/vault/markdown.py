@@ -1,10 +1,11 @@
 """Reading the structure of a note: frontmatter, tags, links and headings. Pure functions on `str`.
 
 Offsets are indices into the full text (a leading BOM counts as one character); line numbers are
-1-based over the full note. What is "code" follows CommonMark closely enough for notes: fenced
-blocks opened by three or more backticks or tildes (up to three spaces of indentation, closed by
-a fence of the same character at least as long, or by the end of the note) and inline code spans
-on a single line. Indented code blocks are not recognised: in notes, indentation is mostly lists.
+1-based over the full note. What is code, what is comment and what is a heading is read as
+CommonMark reads it, with Obsidian's `%% comments %%` on top (`obsidian_mcp.structure`): fenced
+code (also inside quotes, callouts and list items), indented code, `%%` and `<!-- -->` comments,
+ATX and setext headings. Tags and links are read from the prose outside inline code spans and
+comments.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from obsidian_mcp.structure import Heading as Heading  # re-exported: callers know these shapes from here
+from obsidian_mcp.structure import SourceLine as SourceLine
+from obsidian_mcp.structure import line_end, read_body
+from obsidian_mcp.structure import mask_inline_code as mask_inline_code
 from obsidian_mcp.vault.errors import DocumentParseError
 
 BOM = "\ufeff"
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
-_BACKTICKS = re.compile(r"`+")
 WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 MD_LINK = re.compile(
     r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)"
@@ -47,19 +48,6 @@ class FrontmatterSpan:
 
     def yaml_text(self, text: str) -> str:
         return text[self.yaml_start : self.yaml_end]
-
-
-@dataclass(frozen=True)
-class Heading:
-    """An ATX heading. `start` is the offset of its line, `end` the end of that line (before the line
-    break) and `content_start` the offset just after the line break (where its section's body begins)."""
-
-    level: int
-    text: str
-    line: int
-    start: int
-    end: int
-    content_start: int
 
 
 LinkKind = Literal["wikilink", "markdown"]
@@ -91,40 +79,19 @@ class ParsedNote:
     frontmatter_error: DocumentParseError | None = None
 
 
-@dataclass(frozen=True)
-class SourceLine:
-    """One line: `text` excludes the line break; `end` is where it ends, `next` where the next starts."""
-
-    number: int
-    start: int
-    end: int
-    next: int
-    text: str
-    in_code: bool
-
-
 # -- frontmatter --------------------------------------------------------------------------------
-
-
-def _line_end(text: str, pos: int) -> tuple[int, int]:
-    """(end of the line's content, start of the next line) for the line starting at `pos`."""
-    nl = text.find("\n", pos)
-    if nl == -1:
-        return len(text), len(text)
-    end = nl - 1 if nl > pos and text[nl - 1] == "\r" else nl
-    return end, nl + 1
 
 
 def split_frontmatter(text: str) -> FrontmatterSpan | None:
     """Find a leading `---` ... `---` block (after an optional BOM, LF or CRLF lines), or None."""
     start = 1 if text.startswith(BOM) else 0
-    end, pos = _line_end(text, start)
+    end, pos = line_end(text, start)
     if text[start:end].rstrip(" \t") != "---" or pos == end:
         return None
     yaml_start = pos
     while pos < len(text):
-        line_end, next_pos = _line_end(text, pos)
-        if text[pos:line_end].rstrip(" \t") == "---":
+        stop, next_pos = line_end(text, pos)
+        if text[pos:stop].rstrip(" \t") == "---":
             return FrontmatterSpan(start=start, yaml_start=yaml_start, yaml_end=pos, end=next_pos)
         pos = next_pos
     return None
@@ -215,90 +182,18 @@ def load_frontmatter(text: str, path: str) -> tuple[dict[str, Any], int]:
         raise DocumentParseError(path, first, str(exc)) from None
 
 
-# -- lines and code -----------------------------------------------------------------------------
+# -- lines and headings -------------------------------------------------------------------------
 
 
 def iter_lines(text: str, offset: int) -> Iterator[SourceLine]:
-    """Lines from `offset` to the end, flagging those inside fenced code (fence lines included)."""
-    number = text.count("\n", 0, offset) + 1
-    pos = offset
-    fence: tuple[str, int] | None = None
-    while pos < len(text):
-        end, nxt = _line_end(text, pos)
-        line = text[pos:end]
-        in_code = fence is not None
-        if fence is None:
-            match = _FENCE_OPEN.match(line)
-            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-                fence = (match.group(1)[0], len(match.group(1)))
-                in_code = True
-        else:
-            stripped = line.strip(" \t")
-            if (
-                len(line) - len(line.lstrip(" ")) <= 3
-                and stripped
-                and set(stripped) == {fence[0]}
-                and len(stripped) >= fence[1]
-            ):
-                fence = None
-        yield SourceLine(number=number, start=pos, end=end, next=nxt, text=line, in_code=in_code)
-        number += 1
-        pos = nxt
-
-
-def mask_inline_code(line: str) -> str:
-    """Replace inline code spans (matching backtick runs) by spaces, keeping every offset."""
-    out = list(line)
-    pos = 0
-    while True:
-        opening = _BACKTICKS.search(line, pos)
-        if opening is None:
-            break
-        width = len(opening.group())
-        closing = None
-        for candidate in _BACKTICKS.finditer(line, opening.end()):
-            if len(candidate.group()) == width:
-                closing = candidate
-                break
-        if closing is None:
-            pos = opening.end()
-            continue
-        for i in range(opening.start(), closing.end()):
-            out[i] = " "
-        pos = closing.end()
-    return "".join(out)
-
-
-# -- headings -----------------------------------------------------------------------------------
-
-
-def parse_heading_line(line: str) -> tuple[int, str] | None:
-    """(level, text) for an ATX heading line (`# x`, with a space after the hashes), else None."""
-    match = _ATX.match(line)
-    if match is None:
-        return None
-    content = match.group(2) or ""
-    content = _CLOSING_HASHES.sub("", content).strip(" \t")
-    return len(match.group(1)), content
-
-
-def heading_of(line: SourceLine) -> Heading | None:
-    """The heading `line` is, if it is one (the caller skips lines in code)."""
-    parsed = parse_heading_line(line.text)
-    if parsed is None:
-        return None
-    level, title = parsed
-    return Heading(level, title, line.number, line.start, line.end, line.next)
+    """The lines of `text[offset:]` (read as a note body of its own), each saying whether it is
+    prose, code or comment (`SourceLine.kind`, `in_code`) and holding its `masked` prose."""
+    return iter(read_body(text, offset).lines)
 
 
 def find_headings(text: str, body_offset: int) -> list[Heading]:
-    """All ATX headings outside fenced code, in order."""
-    found: list[Heading] = []
-    for line in iter_lines(text, body_offset):
-        heading = None if line.in_code else heading_of(line)
-        if heading is not None:
-            found.append(heading)
-    return found
+    """The headings of the body, in order: ATX and setext, outside code, comments and containers."""
+    return list(read_body(text, body_offset).headings)
 
 
 # -- tags ---------------------------------------------------------------------------------------
@@ -342,15 +237,16 @@ def _frontmatter_tags(frontmatter: dict[str, Any]) -> list[str]:
 def inline_tag_spans(line: str, masked: str) -> Iterator[tuple[int, int]]:
     """Where the inline tags of a line are: `(start, end)` of the text after each `#` (the `#`
     at `start - 1`), for `#tag` at the start of the line or after whitespace, outside inline code
-    (`masked`, see `mask_inline_code`). The text may end in `/`s, which are not part of the tag."""
-    for index, ch in enumerate(masked):
-        if ch != "#" or (index > 0 and not line[index - 1].isspace()):
-            continue
-        end = index + 1
-        while end < len(masked) and _is_tag_char(masked[end]):
-            end += 1
-        if valid_tag(masked[index + 1 : end]):
-            yield index + 1, end
+    and comments (`masked`: `SourceLine.masked`). The text may end in `/`s, not part of the tag."""
+    index = masked.find("#")
+    while index >= 0:
+        if index == 0 or line[index - 1].isspace():
+            end = index + 1
+            while end < len(masked) and _is_tag_char(masked[end]):
+                end += 1
+            if valid_tag(masked[index + 1 : end]):
+                yield index + 1, end
+        index = masked.find("#", index + 1)
 
 
 def _inline_tags(line: str, masked: str) -> Iterator[str]:
@@ -410,6 +306,8 @@ def markdown_link_at(match: re.Match[str], line: int) -> Link | None:
 
 
 def _line_links(masked: str, line: int) -> list[tuple[int, Link]]:
+    if "[" not in masked:  # most lines: no regular expression to run
+        return []
     found: list[tuple[int, Link]] = [(m.start(), wikilink_at(m, line)) for m in WIKILINK.finditer(masked)]
     for m in MD_LINK.finditer(masked):
         link = markdown_link_at(m, line)
@@ -438,14 +336,12 @@ def parse_note(text: str, path: str, *, strict: bool = True) -> ParsedNote:
         frontmatter, body_offset, error = {}, body_start(text), exc
     tags = _frontmatter_tags(frontmatter)
     links: list[Link] = []
-    headings: list[Heading] = []
-    for line in iter_lines(text, body_offset):
+    body = read_body(text, body_offset)
+    for line in body.lines:
         if line.in_code:
             continue
-        heading = heading_of(line)
-        if heading is not None:
-            headings.append(heading)
-        masked = mask_inline_code(line.text)
-        tags.extend(_inline_tags(line.text, masked))
+        masked = line.masked
+        if "#" in masked:
+            tags.extend(_inline_tags(line.text, masked))
         links.extend(link for _, link in _line_links(masked, line.number))
-    return ParsedNote(frontmatter, body_offset, _dedupe(tags), links, headings, error)
+    return ParsedNote(frontmatter, body_offset, _dedupe(tags), links, list(body.headings), error)

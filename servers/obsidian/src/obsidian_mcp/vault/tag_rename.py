@@ -7,7 +7,7 @@ match; `#projects`, `#project-x` and `#area/project` do not. The matched compone
 by `new` as given; nested components keep their spelling (`#Project/alpha` → `#work/alpha`).
 
 Where tags are, as `markdown.parse_note` finds them: inline `#tags` in the body outside code
-(fenced blocks and inline spans), and the frontmatter keys `tags` and `tag`, as a list (block or
+(code blocks and inline spans) and comments, and the frontmatter keys `tags` and `tag`, as a list (block or
 flow style) or as a string of tags separated by commas or spaces; a leading `#` there is kept.
 Frontmatter is edited as text where the YAML scalar is written as its value (the usual case), so
 quoting and layout stay; a scalar written with escapes or over several lines is rewritten as one
@@ -32,7 +32,6 @@ from obsidian_mcp.vault.markdown import (
     body_start,
     inline_tag_spans,
     iter_lines,
-    mask_inline_code,
     split_frontmatter,
     valid_tag,
 )
@@ -99,7 +98,7 @@ def rename_tag(text: str, old: str, new: str) -> TagRename:
     for line in iter_lines(text, body_start(text)):
         if line.in_code:
             continue
-        for start, end in inline_tag_spans(line.text, mask_inline_code(line.text)):
+        for start, end in inline_tag_spans(line.text, line.masked):
             length = _matched_length(line.text[start:end], old_parts)
             if length is not None and line.text[start : start + length] != new:
                 edits.append((line.start + start, line.start + start + length, new))
