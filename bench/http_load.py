@@ -11,8 +11,16 @@ is expired just before the burst so the sessions refresh it concurrently.
 Checked: no protocol error (an exception instead of a result), every error the expected one, and
 every answer to the same call identical across sessions (the shared index and token store stay
 consistent). Printed: p50/p95 latency per transport and the HTTP/stdio ratio (target p95 ≤ 2×),
-peak RSS of the server process(es). Exit 1 on a protocol error or a wrong answer; the latency
-target is reported, not enforced (a shared machine's noise is not a failure).
+peak RSS of the server process(es), and the load average when the pair started. Exit 1 on a
+protocol error or a wrong answer; the latency target is reported, not enforced (a shared
+machine's noise is not a failure).
+
+A call's latency is what the SDK's client sees, its own work included (for HTTP: httpx, and
+reading the answer as JSON or as an event stream, whichever the server sent), with all sessions'
+clients in this one process, as the stdio sessions' are. The ratio depends on the machine: the
+HTTP server is one process, so it gets one core at most (one GIL) where the 20 stdio servers
+share them all, and other work on the machine takes its share of both; compare runs made under
+similar load.
 
     uv run python bench/http_load.py [--sessions 20] [--calls 25]
 """
@@ -276,8 +284,8 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-def report(name: str, results: dict[str, Run], sessions: int, calls: int) -> bool:
-    print(f"\n{name}: {sessions} concurrent sessions × {calls} calls")
+def report(name: str, results: dict[str, Run], sessions: int, calls: int, load: float) -> bool:
+    print(f"\n{name}: {sessions} concurrent sessions × {calls} calls (load average {load:.1f}, {os.cpu_count()} cores)")
     print(f"{'transport':<10}{'calls':>7}{'p50 ms':>9}{'p95 ms':>9}{'calls/s':>9}{'RSS MB':>9}  problems")
     for transport, run in results.items():
         tally = run.tally
@@ -305,15 +313,20 @@ async def main_async(sessions: int, calls: int) -> bool:
     ok = True
     with tempfile.TemporaryDirectory() as tmp, Emulator() as emulator:
         root = Path(tmp)
-        for make in (lambda: obsidian_target(root / "obsidian"), lambda: gmail_target(root / "gmail", emulator)):
+        targets: list[Callable[[], Target]] = [
+            lambda: obsidian_target(root / "obsidian"),
+            lambda: gmail_target(root / "gmail", emulator),
+        ]
+        for make in targets:
             target = make()
             mix = (target.calls * (calls // len(target.calls) + 1))[:calls]
             target.calls = mix
+            load = os.getloadavg()[0]
             results = {
                 "stdio": await over_stdio(target, sessions),
                 "http": await over_http(target, sessions, Path(tempfile.mkdtemp(dir=tmp))),
             }
-            ok = report(target.name, results, sessions, calls) and ok
+            ok = report(target.name, results, sessions, calls, load) and ok
     return ok
 
 

@@ -3,12 +3,18 @@
 uvicorn logs through the root logger (JSON lines, no access log), listens on a socket bound here
 (so `--port 0` can report the port it got), and on SIGTERM/SIGINT lets the calls in flight
 finish and send their answers before it closes the connections, as the stdio path does.
+
+One process serves every session, so its per-request cost is what 20 concurrent sessions queue
+behind (bench/http_load.py): uvicorn runs on uvloop with the httptools parser (both dependencies;
+uvicorn's "auto" falls back to asyncio and h11 where they are missing), an answer that comes alone
+goes back as JSON on a kept connection (`http_answers.py`), and what start-up built is frozen out
+of the garbage collector's full collections, which otherwise paused every session at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -24,6 +30,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .http_answers import LoneAnswerAsJson
 from .http_auth import BearerGuard
 from .http_token import TokenSource, ensure_token
 from .lifecycle import InFlight
@@ -62,14 +69,26 @@ def serve_http(server: ContractServer, options: HttpOptions) -> None:
         max_request_body_size=MAX_BODY_BYTES,
     )
     posts = InFlight()
-    guarded = BearerGuard(_PostsInFlight(app, posts), TokenSource(options.token_file), realm=server.name)
-    config = uvicorn.Config(guarded, log_config=None, access_log=False, timeout_graceful_shutdown=CLOSE_SECONDS)
+    answers = LoneAnswerAsJson(app)
+    guarded = BearerGuard(_PostsInFlight(answers, posts), TokenSource(options.token_file), realm=server.name)
+    config = uvicorn.Config(
+        guarded,
+        loop="auto",  # uvloop when installed
+        http="auto",  # httptools when installed
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=CLOSE_SECONDS,
+    )
     logging.getLogger("uvicorn.error").addFilter(_without_colors)
     if options.host not in LOOPBACK:
         log.warning("listening beyond this machine: put a TLS proxy in front", extra={"host": options.host})
     announced = {"host": options.host, "port": port, "endpoint": ENDPOINT, "token_file": str(options.token_file)}
     runner = _Uvicorn(config, server.calls, posts, announced)
-    asyncio.run(runner.serve(sockets=[sock]))
+    # What exists now (modules, the SDK's models, the tools) lives as long as the process: frozen,
+    # it is left out of every full collection, which took 60-80 ms under bench/http_load.py (10-20
+    # ms frozen), every session waiting.
+    gc.freeze()
+    runner.run(sockets=[sock])  # on the loop `config` chose
     if runner.drained is False:
         os._exit(0)  # a call still runs on a worker thread after the grace period: do not wait for it
 
@@ -103,7 +122,8 @@ def _listen(host: str, port: int) -> socket.socket:
 
 class _PostsInFlight:
     """Counts POST requests until their answer is sent (a tool call's answer travels in its POST's
-    event stream), so shutdown can wait for them. GET event streams stay open for good: not counted."""
+    response: its event stream, or one JSON body), so shutdown can wait for them. GET event streams
+    stay open for good: not counted."""
 
     def __init__(self, app: ASGIApp, posts: InFlight) -> None:
         self.app = app
