@@ -28,6 +28,9 @@ storing), a warm start, `search_notes` latency per mode (with the sync before ea
 tool does), the same right after another program edited a note (re-embedded before answering),
 `similar_notes`, and resident memory: this process's, and a real `obsidian-mcp` process's once its
 vectors are loaded and it has answered hybrid searches, next to a bare MCPServer (`bench/bare_server.py`).
+Then where that memory goes: a fresh process runs the server in memory (`assemble` and an in-memory
+client) on the same vault and index, and prints VmRSS after each step (the keyword sync alone, numpy,
+the stored vectors, the model, the first and later searches), next to the same steps without vectors.
 
 This is not a test; it prints Markdown tables.
 """
@@ -39,6 +42,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -240,6 +244,65 @@ async def server_rss(vault: Path, index_dir: Path, queries: Sequence[str]) -> tu
     return ours, bare, complete
 
 
+SPLIT_CHILD = """
+import asyncio, json, sys
+from pathlib import Path
+from bench.search_quality import split_steps
+print(json.dumps(asyncio.run(split_steps(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == "1"))))
+"""
+
+
+def memory_split(vault: Path, index_dir: Path, semantic: bool = True) -> list[tuple[str, float]]:
+    """`split_steps` in a fresh process (the model and numpy not yet loaded): [(step, VmRSS MB)]."""
+    done = subprocess.run(
+        [sys.executable, "-c", SPLIT_CHILD, str(vault), str(index_dir), "1" if semantic else "0"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))},
+    )
+    return [(name, mb) for name, mb in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
+async def split_steps(vault: Path, index_dir: Path, semantic: bool) -> list[tuple[str, float]]:
+    """VmRSS after each step of a server answering searches, in this process (see the module
+    docstring); `semantic=False`: the same server without vectors, for comparison."""
+    from mcp import Client
+    from obsidian_mcp.server import Config, assemble
+
+    spec = json.loads(EVAL.read_text(encoding="utf-8"))
+    queries = [q["query"] for q in spec["questions"]] + [n["query"] for n in spec["needles"]]
+    steps = [("server modules imported", rss_mb())]
+    assembled = assemble(Config(vault=vault, index_dir=index_dir))
+    if not semantic:
+        assembled.index.vectors.stop()  # before the first sync: no vectors at all
+    async with Client(assembled.server, mode="legacy") as client:
+        await client.list_tools()
+        steps.append(("server started", rss_mb()))
+        if semantic:  # what the first sync would import, measured apart (with the server's setting)
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+            import numpy  # noqa: F401
+
+            steps.append(("numpy imported", rss_mb()))
+        await client.call_tool("search_notes", {"query": queries[0], "mode": "keyword"})
+        assembled.index.vectors.wait(600)
+        steps.append(("first sync: keyword index (and the stored vectors loaded)", rss_mb()))
+        if semantic:
+            from obsidian_mcp.semantic.model import default_embedder
+
+            default_embedder().load()
+            steps.append(("model loaded (tokenizer tables; the table stays in its file)", rss_mb()))
+        await client.call_tool("search_notes", {"query": queries[1]})
+        steps.append(("first hybrid search", rss_mb()))
+        for query in queries[:20]:
+            await client.call_tool("search_notes", {"query": query})
+        await client.call_tool("similar_notes", {"path": "Area 01/Sub 1/Note 1"})
+        steps.append(("20 hybrid searches and similar_notes", rss_mb()))
+    assembled.index.close()
+    return steps
+
+
 def performance(notes: int, seed: int, repeat: int) -> None:
     """The 10,000-note figures through the server's own code: `VaultIndex` (keyword index, then the
     vectors built in the background), `search_notes` in each mode, `similar_notes`, and the real
@@ -307,10 +370,12 @@ def performance(notes: int, seed: int, repeat: int) -> None:
         reopened.close()
 
         ours, bare, complete_s = asyncio.run(server_rss(root, work / "index", queries))
+        split = memory_split(root, work / "index")
+        split_keyword = memory_split(root, work / "index", semantic=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    matrix_mb = chunks * 256 * 4 / 1e6
+    matrix_mb = chunks * (256 + 4) / 1e6  # int8 codes and a float32 scale per chunk
     rows = [
         ("notes / size / chunks", f"{len(paths):,} / {size / 1e6:.1f} MB / {chunks:,}", ""),
         ("keyword index build (first sync; answers from here on)", f"{keyword_build_s:.2f} s", "< 10 s"),
@@ -332,7 +397,7 @@ def performance(notes: int, seed: int, repeat: int) -> None:
         ("similar_notes p50 / p95", percentiles(similar_ms), ""),
         (
             "RSS of this process: + keyword index and vectors built",
-            f"+{rss_built - rss_start:.0f} MB (matrix {matrix_mb:.0f} MB)",
+            f"+{rss_built - rss_start:.0f} MB (int8 matrix {matrix_mb:.1f} MB)",
             "",
         ),
         ("RSS of this process: after the searches", f"+{rss_queried - rss_start:.0f} MB", ""),
@@ -347,7 +412,22 @@ def performance(notes: int, seed: int, repeat: int) -> None:
     print("|---|---|---|")
     for name, value, target in rows:
         print(f"| {name} | {value} | {target} |")
-    print(f"\n(cores: {os.cpu_count()}; load average at the end: {os.getloadavg()[0]:.2f})")
+    print(f"\n(cores: {os.cpu_count()}; load average at the end: {os.getloadavg()[0]:.2f})\n")
+    print("## Where the server's memory goes (VmRSS after each step, in-memory client, fresh processes)\n")
+    print("| step | with vectors | + | keyword only | + |")
+    print("|---|---|---|---|---|")
+    keyword_only = dict(split_keyword)
+    last = {True: 0.0, False: 0.0}
+    for name, mb in split:
+        cells = [f"{mb:.1f} MB", f"{mb - last[True]:+.1f}" if last[True] else ""]
+        last[True] = mb
+        other = keyword_only.get(name)
+        if other is not None:
+            cells += [f"{other:.1f} MB", f"{other - last[False]:+.1f}" if last[False] else ""]
+            last[False] = other
+        else:
+            cells += ["", ""]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:

@@ -115,10 +115,11 @@ def test_removals_renames_and_vanished_notes(index: SemanticIndex) -> None:
 
 def test_a_path_queued_twice_is_embedded_once_in_its_latest_state(index: SemanticIndex) -> None:
     notes = {"A.md": "first version"}
-    gate = threading.Event()
+    entered, gate = threading.Event(), threading.Event()
     reads: list[str] = []
 
     def load(path: str) -> NoteText | None:
+        entered.set()
         gate.wait(WAIT)
         reads.append(path)
         return NoteText(path, notes[path])
@@ -126,6 +127,7 @@ def test_a_path_queued_twice_is_embedded_once_in_its_latest_state(index: Semanti
     builder = SemanticBuilder(index, load)
     notes["Busy.md"] = "keeps the thread busy until the gate opens"
     builder.submit(["Busy.md"])
+    assert entered.wait(WAIT)  # its batch is taken: A.md waits in the queue, not in that batch
     builder.submit(["A.md"])
     notes["A.md"] = "second version with kittens"
     builder.submit(["A.md"])
@@ -189,3 +191,28 @@ def test_an_unreadable_note_is_skipped_not_removed(index: SemanticIndex) -> None
     assert builder.wait(WAIT)
     assert index.indexed_paths() == {"Locked.md", "Fine.md"}
     builder.stop(WAIT)
+
+
+class ClearingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cleared = 0
+
+    def clear_cache(self) -> None:
+        self.cleared += 1
+
+
+def test_memory_is_released_each_time_the_work_runs_out() -> None:
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    embedder = ClearingEmbedder()
+    index = SemanticIndex(conn, embedder)
+    notes = vault(20)
+    builder = SemanticBuilder(index, loader(notes), batch_size=4)  # type: ignore[arg-type]
+    builder.submit(sorted(notes))
+    assert builder.wait(WAIT)
+    assert embedder.cleared == 1  # once at the end, not after every batch
+    builder.submit(["Notes/003.md"])
+    assert builder.wait(WAIT)
+    assert embedder.cleared == 2
+    builder.stop(WAIT)
+    conn.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
 import os
 import socket
@@ -16,6 +18,9 @@ import pytest
 from obsidian_mcp.semantic import model as model_module
 from obsidian_mcp.semantic.model import HashingEmbedder, WordLlamaEmbedder, _import_wordllama
 
+WORDLLAMA = importlib.util.find_spec("wordllama")
+assert WORDLLAMA is not None and WORDLLAMA.submodule_search_locations is not None
+PACKAGE = Path(next(iter(WORDLLAMA.submodule_search_locations)))
 TEXTS = [
     "How do I get my money back after buying the app?",
     "Refunds: any purchase can be refunded within 14 days.",
@@ -157,3 +162,24 @@ def test_the_hashing_embedder_is_deterministic_and_normalised() -> None:
     first, second = model.embed(["Shed roof", "shed ROOF"]), model.embed(["shed roof", ""])
     assert np.array_equal(first[0], first[1]) and np.array_equal(first[0], second[0])
     assert float(np.linalg.norm(first[0])) == pytest.approx(1.0) and not second[1].any()
+
+
+def test_queries_read_rows_and_a_build_holds_the_table_until_cleared() -> None:
+    """Few distinct tokens: their rows are read from the file; many: the whole table is read
+    once and kept until `clear_cache` (the builder's end). The vectors are the same either way."""
+    model = WordLlamaEmbedder()
+    query = ["How do I get my money back after buying the app?"]
+    alone = model.embed(query)
+    assert model.loaded and not model.holds_table
+    config = json.loads((PACKAGE / "tokenizers" / "l2_supercat_tokenizer_config.json").read_text(encoding="utf-8"))
+    words = [token[1:] for token in config["model"]["vocab"] if token.startswith("▁") and token[1:].isalpha()]
+    assert len(words) > model_module.WHOLE_TABLE_AT
+    together = model.embed(query + words[: model_module.WHOLE_TABLE_AT + 100])
+    assert model.holds_table
+    assert np.allclose(together[0], alone[0], atol=1e-6)
+    model.clear_cache()
+    assert not model.holds_table
+    assert np.allclose(model.embed(query), alone, atol=1e-6)
+    assert np.allclose(model.embed(query * model_module.WHOLE_TABLE_TEXTS)[0], alone[0], atol=1e-6)
+    assert model.holds_table  # a build's batch of texts reads it too, however few its tokens
+    assert model.clear_cache() and not model.clear_cache()  # said it let go of it, once

@@ -7,8 +7,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 from obsidian_mcp.semantic import store as store_module
+from obsidian_mcp.semantic.chunking import chunk_note
 from obsidian_mcp.semantic.model import HashingEmbedder
 from obsidian_mcp.semantic.store import NoteText, SemanticIndex, content_hash
 
@@ -221,3 +224,107 @@ def test_clear_forgets_everything(conn: sqlite3.Connection) -> None:
 def test_an_empty_index_answers_nothing(conn: sqlite3.Connection) -> None:
     index = make(conn)
     assert index.search("anything", 5) == [] and index.similar("A.md", 5) == [] and index.stale({}) == ([], [])
+
+
+def float_reference(texts: list[str]) -> npt.NDArray[np.float32]:
+    """Unit vectors of `texts` as stored (float16), in float32: what int8 rows stand for."""
+    vectors: npt.NDArray[np.float32] = HashingEmbedder(dim=64).embed(texts).astype("<f2").astype(np.float32)
+    return vectors
+
+
+def test_scores_from_the_int8_matrix_match_float_cosines(conn: sqlite3.Connection) -> None:
+    index = filled(conn)
+    query = "shed roof felt timber"
+    [vector] = HashingEmbedder(dim=64).embed([query])
+    chunks = {path: chunk_note(path, text).chunks[0].embed_text for path, text in NOTES.items()}
+    expected = dict(zip(chunks, float_reference(list(chunks.values())) @ vector, strict=True))
+    hits = index.search(query, 4)
+    assert {hit.path for hit in hits} == set(NOTES)
+    for hit in hits:
+        assert hit.score == pytest.approx(float(expected[hit.path]), abs=0.01)
+
+
+def test_similar_scores_the_mean_of_several_chunks(conn: sqlite3.Connection) -> None:
+    index = make(conn)
+    body = "timber shed roof felt screws boards number {n} " * 12
+    sections = "\n\n".join(f"## Part {n}\n\n" + body.format(n=n) for n in range(4))
+    notes = {"Long.md": f"# Long\n\n{sections}\n", **NOTES}
+    index.upsert_notes([NoteText(path, text) for path, text in notes.items()])
+    long_chunks = [chunk.embed_text for chunk in chunk_note("Long.md", notes["Long.md"]).chunks]
+    assert len(long_chunks) > 1
+    mean = float_reference(long_chunks).sum(axis=0)
+    mean /= np.linalg.norm(mean)
+    [roof] = float_reference([chunk_note("Garden/Roof.md", NOTES["Garden/Roof.md"]).chunks[0].embed_text])
+    scores = {hit.path: hit.score for hit in index.similar("Long.md", 10)}
+    assert scores["Garden/Roof.md"] == pytest.approx(float(mean @ roof), abs=0.01)
+    assert next(iter(scores)) in ("Garden/Roof.md", "Garden/Shed.md")
+
+
+def test_readers_do_not_wait_for_the_writers_lock(tmp_path: Path) -> None:
+    """A file database is read through a connection of the index's own: a search answers while
+    the lock that guards the writer's connection is held (e.g. by a long write)."""
+    writer = sqlite3.connect(tmp_path / "wal.sqlite3", isolation_level=None, check_same_thread=False)
+    writer.execute("PRAGMA journal_mode=WAL")
+    lock = threading.Lock()
+    index = SemanticIndex(writer, HashingEmbedder(dim=64), db_lock=lock)
+    index.upsert_notes([NoteText(path, text) for path, text in NOTES.items()])
+    answers: list[str] = []
+    with lock:
+        reader = threading.Thread(target=lambda: answers.extend(h.path for h in index.search("voice memos", 1)))
+        reader.start()
+        reader.join(10)
+        assert not reader.is_alive()
+    assert answers == ["Help/Recorder.md"]
+    index.close()
+    assert index.search("voice memos", 1)[0].path == "Help/Recorder.md"  # closed: the writer's connection
+    writer.close()
+
+
+def test_a_hit_whose_note_goes_during_the_search_is_left_out(conn: sqlite3.Connection) -> None:
+    index = filled(conn)
+    removed: list[str] = []
+
+    def allow(path: str) -> bool:  # the filter runs after scoring: a writer acts in between
+        if not removed:
+            removed.append("Garden/Roof.md")
+            index.remove_note("Garden/Roof.md")
+        return True
+
+    hits = index.search("shed roof felt timber", 4, allow=allow)
+    assert removed and "Garden/Roof.md" not in paths(hits)
+    assert set(paths(hits)) == {"Garden/Shed.md", "Help/Refunds.md", "Help/Recorder.md"}
+
+
+class ClearingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.cleared = 0
+        self.held_something_large = False
+
+    def clear_cache(self) -> bool:
+        self.cleared += 1
+        return self.held_something_large
+
+
+def test_release_memory_clears_caches_and_trims_only_after_large_work(
+    conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trims: list[int] = []
+    monkeypatch.setattr(store_module, "trim_heap", lambda: trims.append(1))
+    embedder = ClearingEmbedder()
+    index = SemanticIndex(conn, embedder)
+    index.upsert_notes([NoteText(path, text) for path, text in NOTES.items()])  # the first load, then 4 notes
+    index.release_memory()
+    assert (embedder.cleared, len(trims)) == (1, 1)
+    index.upsert_note("Help/Refunds.md", "# Refunds\n\nMoney back within fourteen days.\n")  # one note: reused
+    index.release_memory()
+    assert (embedder.cleared, len(trims)) == (2, 1)
+    embedder.held_something_large = True  # e.g. the model's whole table, read for a big batch
+    index.release_memory()
+    assert (embedder.cleared, len(trims)) == (3, 2)
+    monkeypatch.setattr(store_module, "TRIM_AFTER_ROWS", 3)
+    embedder.held_something_large = False
+    index.upsert_notes([NoteText(f"More/{n}.md", f"more text {n}") for n in range(3)])
+    index.release_memory()
+    assert (embedder.cleared, len(trims)) == (4, 3)
+    assert index.search("money back within fourteen days", 1)[0].path == "Help/Refunds.md"

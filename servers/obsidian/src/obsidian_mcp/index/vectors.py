@@ -251,11 +251,13 @@ class VaultVectors:
         return NoteText(path, text, self._titles.get(path), etag_of(data))
 
     def _close(self) -> None:
-        builder, conn = self.builder, self._conn
+        index, builder, conn = self.index, self.builder, self._conn
         self.index, self.builder, self._conn, self._source = None, None, None, None
         self._loaded = threading.Event()
         if builder is not None:
             builder.stop(STOP_SECONDS)
+        if index is not None:
+            index.close()
         if conn is not None:
             try:
                 conn.close()

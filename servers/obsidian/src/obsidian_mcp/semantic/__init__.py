@@ -1,11 +1,14 @@
 """Finding notes by meaning, offline: chunk vectors next to the keyword index, and hybrid ranking.
 
 Modules: `chunking` (notes → heading/paragraph chunks with their note's names), `model` (the
-embedder: WordLlama's static vectors, shipped in its wheel, loaded lazily), `store`
-(`SemanticIndex`: vectors in the index database, all in memory for brute-force cosine search,
-incremental updates, `search` and `similar`), `builder` (`SemanticBuilder`: embedding in
-batches on a background thread, with progress), and `fusion` (reciprocal rank fusion of the
-keyword and vector rankings, exact hits pinned on top, and the any-word keyword fallback).
+embedder: WordLlama's static vectors, shipped in its wheel, loaded lazily), with `table` (the
+embedding table's rows read from the wheel's file) and `bpe`/`tokenizer` (the packaged tokenizer
+as compact tables, the `tokenizers` library for large batches), `store` (`SemanticIndex`: vectors
+in the index database, all in memory for brute-force cosine search, incremental updates, `search`
+and `similar`), `matrix` (those vectors in memory: int8 rows, scored in blocks), `builder`
+(`SemanticBuilder`: embedding in batches on a background thread, with progress), and `fusion`
+(reciprocal rank fusion of the keyword and vector rankings, exact hits pinned on top, and the
+any-word keyword fallback).
 
 Importing this package is cheap: numpy, `tokenizers` and `wordllama` are imported on first use.
 

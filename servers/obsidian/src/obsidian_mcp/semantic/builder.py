@@ -9,14 +9,14 @@ batch as soon as it is stored.
 
 `progress()` says how far it got: `done`/`total` count the notes handled since the queue was last
 empty, and `complete` is True once nothing is queued or in flight — until then a search should
-carry an `INDEX_BUILDING` warning. `wait()` blocks until complete (for tests and tools), `stop()`
-finishes the current batch and ends the thread.
+carry an `INDEX_BUILDING` warning. Whenever it runs out of work, it asks the index to give back
+what only paid while embedding (`SemanticIndex.release_memory`). `wait()` blocks until complete
+(for tests and tools), `stop()` finishes the current batch and ends the thread.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -28,23 +28,6 @@ log = logging.getLogger("obsidian_mcp.semantic")
 BATCH_NOTES = 128
 Loader = Callable[[str], NoteText | None]
 """Returns the note at a vault path as it is now, or None when it no longer exists."""
-
-
-def _release_memory(index: SemanticIndex) -> None:
-    """After a build: drop the embedder's word cache and hand freed heap pages back to the system
-    (glibc keeps them otherwise: ~30 MB after embedding 10,000 notes). Best effort."""
-    clear = getattr(index.embedder, "clear_cache", None)
-    if callable(clear):
-        clear()
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import ctypes.util
-
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            libc.malloc_trim(0)
-        except (OSError, AttributeError):
-            pass
 
 
 @dataclass(frozen=True)
@@ -204,7 +187,7 @@ class SemanticBuilder:
                 progress = self._progress(reporting=True)
             try:
                 if progress.complete:
-                    _release_memory(self.index)
+                    self.index.release_memory()
                 self._report(progress)
             finally:
                 with self._changed:

@@ -5,15 +5,22 @@ WordLlama (`l2_supercat`, 256 dimensions) is a table of one vector per token of 
 weights (16 MB of float16) and the tokenizer come inside the `wordllama` wheel: nothing is
 downloaded at run time, ever.
 
-Loading reads the two packaged files directly (`weights/l2_supercat_256.safetensors`, tensor
-`embedding.weight`, and `tokenizers/l2_supercat_tokenizer_config.json`), found through the
-installed package's location without importing it. `import wordllama` would configure the root
-logger (`logging.basicConfig(level=INFO)` in its modules), import requests, pydantic and toml,
-and `WordLlama.load` keeps a float32 copy of the table: the direct read loads in ~0.1 s instead
-of ~0.45 s and costs ~36 MB instead of ~80 MB. Should a future wheel move those files, the
-loader falls back to `WordLlama.load(cache_dir=<package folder>, disable_download=True)` (the
-package folder is where its `tokenizers/…` lookup succeeds; `disable_download` turns a missing
-file into an error instead of a request to Hugging Face), with the logging left as it was.
+Loading reads the packaged tokenizer (`tokenizers/l2_supercat_tokenizer_config.json`) and the
+layout of the packaged weights (`weights/l2_supercat_256.safetensors`, tensor `embedding.weight`),
+found through the installed package's location without importing it. `import wordllama` would
+configure the root logger (`logging.basicConfig(level=INFO)` in its modules), import requests,
+pydantic and toml, and `WordLlama.load` keeps a float32 copy of the table. Should a future wheel
+move those files, the loader falls back to `WordLlama.load(cache_dir=<package folder>,
+disable_download=True)` (the package folder is where its `tokenizers/…` lookup succeeds;
+`disable_download` turns a missing file into an error instead of a request to Hugging Face),
+with the logging left as it was, and then keeps its table in memory.
+
+Memory (a server holds the model for as long as it runs). The table is not kept in memory: a
+query needs the rows of its dozen tokens, read from the wheel's file (`table.TableFile`); a large
+batch or one with many distinct tokens (a build) reads the whole table once and keeps it until
+`clear_cache()`, which the builder calls when it has nothing left to do. Likewise pieces are
+tokenised by compact tables of the packaged tokenizer, and only large batches load the
+`tokenizers` library, until `clear_cache()` (`tokenizer.PieceTokenizer`).
 
 Nothing here imports numpy, `tokenizers`, `safetensors` or `wordllama` at import time: the model
 loads on the first `embed` (or `load`) call, once, under a lock; concurrent callers wait for it.
@@ -24,9 +31,12 @@ mean of the token vectors) several times faster on notes: see `WordLlamaEmbedder
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib
 import importlib.util
 import logging
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -34,14 +44,20 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from obsidian_mcp.semantic.bpe import CompactBpe
+from obsidian_mcp.semantic.table import TableFile
+from obsidian_mcp.semantic.tokenizer import PieceTokenizer, prepared_library
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
     Matrix = npt.NDArray[np.float32]
+    Table = npt.NDArray[np.float16]
     Ids = npt.NDArray[np.int64]
 else:
     Matrix = Any
+    Table = Any
     Ids = Any
 
 log = logging.getLogger("obsidian_mcp.semantic")
@@ -51,7 +67,10 @@ WORDLLAMA_DIM = 256
 MAX_WORDS = 400  # space-separated pieces per text; chunks are capped below this, queries too
 TOKENIZE_TEXTS = 4096  # texts whose distinct words are tokenised together
 POOL_ROWS = 256  # runs of ids of similar length summed together
-CACHE_PIECES = 50_000  # words whose token ids are remembered between calls (~10 MB)
+CACHE_PIECES = 50_000  # words whose token ids are remembered between calls (~10 MB, cleared after a build)
+KEEP_PIECES = 4096  # a word cache up to this size (~0.8 MB) is kept when the builder runs out of work
+WHOLE_TABLE_AT = 2048  # distinct tokens in one batch from which the whole table is read (~4 ms) rather than rows
+WHOLE_TABLE_TEXTS = 256  # texts in one batch from which it is read too (a build's batch: ~75 notes or more)
 
 
 class Embedder(Protocol):
@@ -94,8 +113,10 @@ def _import_wordllama() -> Any:
     return wordllama
 
 
-def _packaged_files(config: str, dim: int) -> tuple[Any, Any] | None:
-    """(weights, tokenizer) read straight from the installed wheel, or None if not laid out so."""
+def _packaged_files(config: str, dim: int) -> tuple[TableFile | Table, PieceTokenizer] | None:
+    """(table, tokenizer) from the installed wheel, or None if not laid out so. The table is a
+    `TableFile` (rows read when needed), the tokenizer the compact tables with the library behind
+    them (see `tokenizer`)."""
     spec = importlib.util.find_spec("wordllama")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -104,23 +125,35 @@ def _packaged_files(config: str, dim: int) -> tuple[Any, Any] | None:
     tokenizer = package / "tokenizers" / f"{config}_tokenizer_config.json"
     if not (weights.is_file() and tokenizer.is_file()):
         return None
-    from safetensors import safe_open
-    from tokenizers import Tokenizer
-
-    with safe_open(str(weights), framework="np") as handle:
-        if "embedding.weight" not in handle.keys():  # noqa: SIM118 (a safetensors handle, not a dict)
-            return None
-        table = handle.get_tensor("embedding.weight")
-    if table.ndim != 2 or table.shape[1] != dim:
+    table = TableFile.open(weights, "embedding.weight", dim)
+    if table is None:
         return None
-    return table, Tokenizer.from_file(str(tokenizer))
+
+    def library() -> Any:
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_file(str(tokenizer))
+
+    return table, PieceTokenizer(CompactBpe.open(tokenizer), library)
 
 
-def _through_wordllama(config: str, dim: int) -> tuple[Any, Any]:
+def _through_wordllama(config: str, dim: int) -> tuple[TableFile | Table, PieceTokenizer]:
     wordllama = _import_wordllama()
     package = Path(wordllama.__file__).parent
     model = wordllama.WordLlama.load(config=config, dim=dim, cache_dir=package, disable_download=True)
-    return model.embedding, model.tokenizer
+    return model.embedding, PieceTokenizer(None, lambda: model.tokenizer, prepared_library(model.tokenizer))
+
+
+def trim_heap() -> None:
+    """Hand freed heap pages back to the system. glibc keeps them otherwise (in every thread's
+    arena): after loading the tokenizer (its JSON parse, ~4 MB) or embedding a vault (~30 MB).
+    Best effort, Linux only."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        log.debug("malloc_trim is not available", exc_info=True)
 
 
 def normalize_rows(matrix: Matrix) -> Matrix:
@@ -132,7 +165,7 @@ def normalize_rows(matrix: Matrix) -> Matrix:
     return matrix
 
 
-def pooled_sums(table: Matrix, ids: Ids, lengths: Ids) -> Matrix:
+def pooled_sums(table: Matrix | Table, ids: Ids, lengths: Ids) -> Matrix:
     """Row sums of `table` for consecutive runs of `ids`: run i is the next `lengths[i]` ids, and
     its sum is `table[run].sum(axis=0)`. The last row of `table` must be zeros: it pads. Runs of
     similar length are summed together one position at a time into a small accumulator, so no
@@ -167,8 +200,10 @@ class WordLlamaEmbedder:
         self._config = config
         self._dim = dim
         self._lock = threading.Lock()
-        self._table: Any = None  # float16 (vocabulary + 1 zero row for padding, dim)
-        self._tokenizer: Any = None
+        self._file: TableFile | None = None  # where rows are read from when `_table` is None
+        self._table: Any = None  # float16 (vocabulary + 1 zero row for padding, dim), while held
+        self._vocabulary = 0
+        self._tokenizer: PieceTokenizer | None = None
         self._cache: dict[str, tuple[int, ...]] = {}
         self.load_seconds: float | None = None
 
@@ -182,24 +217,32 @@ class WordLlamaEmbedder:
 
     @property
     def loaded(self) -> bool:
+        return self._tokenizer is not None
+
+    @property
+    def holds_table(self) -> bool:
+        """Whether the whole table is in memory now (during a build; see `clear_cache`)."""
         return self._table is not None
 
     def load(self) -> None:
         """Load the model now (a no-op once loaded). Raises if the packaged files are missing."""
-        if self._table is not None:
+        if self._tokenizer is not None:
             return
         with self._lock:
-            if self._table is not None:
+            if self._tokenizer is not None:
                 return
             import numpy as np
 
             started = time.perf_counter()
             table, tokenizer = _packaged_files(self._config, self._dim) or _through_wordllama(self._config, self._dim)
-            tokenizer.no_padding()
-            tokenizer.no_truncation()
+            if isinstance(table, TableFile):
+                self._file, self._vocabulary = table, table.vocabulary
+            else:  # the fallback's table is in memory anyway: keep it as float16 (+ the padding row)
+                pad = np.zeros((1, self._dim), dtype=np.float16)
+                self._table = np.vstack([np.asarray(table, dtype=np.float16), pad])
+                self._vocabulary = int(self._table.shape[0]) - 1
             self._tokenizer = tokenizer
-            # float16 as shipped (+ a zero row that pads): sums are taken in float32
-            self._table = np.vstack([np.asarray(table, dtype=np.float16), np.zeros((1, self._dim), dtype=np.float16)])
+            trim_heap()
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model loaded", extra={"model": self.model_id, "seconds": round(self.load_seconds, 3)})
 
@@ -230,17 +273,47 @@ class WordLlamaEmbedder:
             tokens = self._token_ids(distinct)
             token_lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
             token_runs = np.fromiter(chain.from_iterable(tokens), dtype=np.int64, count=int(token_lengths.sum()))
-            np.clip(token_runs, 0, self._table.shape[0] - 1, out=token_runs)
+            table, token_runs = self._rows_for(token_runs, whole=len(texts) >= WHOLE_TABLE_TEXTS)
             # One row per distinct piece: its token vectors' sum, then its token count; summing
             # these rows per text gives the text's sum and count in one pass.
             pieces = np.zeros((len(distinct) + 1, self._dim + 1), dtype=np.float32)
-            pieces[:-1, :-1] = pooled_sums(self._table, token_runs, token_lengths)
+            pieces[:-1, :-1] = pooled_sums(table, token_runs, token_lengths)
             pieces[:-1, -1] = token_lengths
             sums = pooled_sums(pieces, piece_runs, piece_lengths)
             counts = sums[:, -1]
             present = counts > 0
             out[start : start + len(batch)][present] = sums[present, :-1] / counts[present, None]
         return normalize_rows(out)
+
+    def _rows_for(self, ids: Ids, *, whole: bool) -> tuple[Table, Ids]:
+        """A table holding the rows of `ids` and its last row zero (ids outside the vocabulary
+        map to it), and `ids` renumbered into it: the whole table when held, or `whole` (a
+        build's batch), or when `ids` has so many distinct tokens that reading all of it is
+        cheaper; else just those rows."""
+        import numpy as np
+
+        np.clip(ids, 0, self._vocabulary, out=ids)  # self._vocabulary: the zero row
+        table = self._table
+        if table is not None:
+            return table, ids
+        if whole:
+            return self._whole_table(), ids
+        ordered = np.sort(ids)  # distinct ids; np.unique would import numpy.ma (~5 MB) on first use
+        known = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1])) & (ordered < self._vocabulary)]
+        if len(known) >= WHOLE_TABLE_AT:
+            return self._whole_table(), ids
+        assert self._file is not None
+        local = np.zeros((len(known) + 1, self._dim), dtype="<f2")
+        local[:-1] = self._file.rows(known)
+        return local, np.searchsorted(known, ids)
+
+    def _whole_table(self) -> Table:
+        with self._lock:
+            table: Table | None = self._table
+            if table is None:
+                assert self._file is not None
+                table = self._table = self._file.whole()
+            return table
 
     def _token_ids(self, pieces: list[str]) -> list[tuple[int, ...]]:
         """Token ids of each piece, through a bounded cache (most words recur across batches)."""
@@ -249,15 +322,25 @@ class WordLlamaEmbedder:
             cache = self._cache = {}
         missing = [piece for piece in pieces if piece not in cache]
         if missing:
-            fast = getattr(self._tokenizer, "encode_batch_fast", None)  # tokenizers >= 0.20: no offsets
-            encode = fast if fast is not None else self._tokenizer.encode_batch
-            for piece, encoding in zip(missing, encode(missing, add_special_tokens=False), strict=True):
-                cache[piece] = tuple(encoding.ids)
+            assert self._tokenizer is not None
+            for piece, ids in zip(missing, self._tokenizer.encode(missing), strict=True):
+                cache[piece] = ids
         return [cache[piece] for piece in pieces]
 
-    def clear_cache(self) -> None:
-        """Drop the word → tokens cache (it only pays during a build)."""
-        self._cache = {}
+    def clear_cache(self) -> bool:
+        """Drop what only pays during a build: the word → tokens cache when it outgrew
+        `KEEP_PIECES` (a smaller one spares the next edited note ~2 ms of tokenising), the whole
+        table when it was read from the file (queries read their rows again) and the `tokenizers`
+        library when the compact tables can stand in for it. Returns whether the table or the
+        library went."""
+        if len(self._cache) > KEEP_PIECES:
+            self._cache = {}
+        large = False
+        if self._file is not None and self._table is not None:
+            self._table, large = None, True
+        if self._tokenizer is not None:
+            large = self._tokenizer.release() or large
+        return large
 
 
 class HashingEmbedder:

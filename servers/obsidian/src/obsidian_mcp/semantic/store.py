@@ -13,16 +13,23 @@ owns three tables of its own, created when missing:
   of the chunk's cleaned text (what snippets show, `STORED_TEXT_CHARS`), `vector` the float16
   little-endian bytes of the unit vector (512 bytes at 256 dimensions).
 
-In memory, every chunk vector of the vault sits in one float32 matrix (10,000 notes × ~3.4
-chunks × 256 dims ≈ 35 MB), searched by one matrix-vector product. Updates append rows and mark
-replaced rows dead; dead rows are compacted away once they are a quarter of the matrix.
+In memory there are only the vectors (`matrix`: int8 codes with a scale per row, 8.7 MB for
+10,000 notes' 33,866 chunks), each row's note and chunk number, and each note's rows: a search
+is one pass over the matrix. What a hit shows (title, heading, line, snippet) and the hashes are
+read from the tables when asked for, through a read-only connection of this class's own when the
+database is a file (WAL lets it read while the writer writes; an in-memory database is read
+through the writer's connection, under `db_lock`). Updates append rows and mark replaced rows
+dead; dead rows are compacted away once they are a quarter of the matrix.
 
 Threads: one writer at a time (`upsert_*`, `remove_*`, `rename_note` serialise on a lock),
-any number of concurrent readers (`query`, `search`, `similar` never wait on the writer). Each
-write publishes a new immutable `_Snapshot`; a reader works on the snapshot it picked up. The
-connection is used only by writers and by the first load, under `db_lock` (pass the lock that
-guards the connection's other users if it is shared, or give this class a connection of its
-own: recommended, see the package docstring).
+any number of concurrent readers (`query`, `search`, `similar` never wait on the writer's lock).
+Each write commits, then publishes a new immutable `matrix.Snapshot`; a reader scores the
+snapshot it picked up, then reads its hits' texts as stored at that moment: should a note have
+been replaced in between, its hit shows the new text of the same chunk number, or is left out if
+there is no such chunk any more (the next search sees the new vectors). The writer's connection is used only by writers,
+the first load and `indexed_hashes`/`stale`, under `db_lock` (pass the lock that guards the
+connection's other users if it is shared, or give this class a connection of its own:
+recommended, see the package docstring). `close()` closes the reading connection.
 """
 
 from __future__ import annotations
@@ -33,32 +40,35 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from obsidian_mcp.semantic.chunking import CHUNKER_VERSION, chunk_note, snippet_of
-from obsidian_mcp.semantic.model import Embedder, default_embedder
+from obsidian_mcp.semantic.matrix import Buffers, NoteSpan, Quantized, Snapshot, quantize, row_sum, span_norms
+from obsidian_mcp.semantic.model import Embedder, default_embedder, trim_heap
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    Matrix = npt.NDArray[np.float32]
+    Floats = npt.NDArray[np.float32]
     Mask = npt.NDArray[np.bool_]
 else:
-    Matrix = Any
+    Floats = Any
     Mask = Any
 
 log = logging.getLogger("obsidian_mcp.semantic")
 
 SEMANTIC_SCHEMA_VERSION = 1
 STORED_TEXT_CHARS = 400  # of each chunk's text kept in the table: enough for a snippet
-GROWTH = 1.25  # the matrix buffer grows by this factor when full
 COMPACT_FRACTION = 0.25  # compact the matrix when this share of its rows is dead
 COMPACT_MIN_ROWS = 1024
+READ_TIMEOUT_SECONDS = 10.0
+READ_CACHE_KIB = 512  # the reading connection's page cache: the tables' inner pages, for key lookups
+TRIM_AFTER_ROWS = 1024  # chunks loaded or stored since the last `release_memory` from which it trims
 _CANDIDATES = 8  # chunk rows looked at per wanted note before falling back to a full sort
 _LOAD_BATCH = 1024  # chunk rows read at a time when loading
+_LOOKUP_BATCH = 200  # chunks whose texts are read in one statement
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS semantic_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -114,80 +124,47 @@ def content_hash(text: str, title: str | None = None) -> str:
     return digest.hexdigest()[:32]
 
 
-# -- the in-memory state ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Row:
-    path: str
-    chunk_no: int
-    heading: str | None
-    line: int
-    packed: bytes  # the snippet as UTF-8 ("…" added when shown): half the memory of most str
-
-    @classmethod
-    def of(cls, path: str, chunk_no: int, heading: str | None, line: int, text: str) -> _Row:
-        snippet = snippet_of(text)
-        cut = snippet.endswith("…") and not text.endswith("…")
-        return cls(path, chunk_no, heading, line, (snippet[:-1] if cut else snippet).encode() + (b"\0" if cut else b""))
-
-    @property
-    def snippet(self) -> str:
-        if self.packed.endswith(b"\0"):
-            return self.packed[:-1].decode() + "…"
-        return self.packed.decode()
+# -- in memory --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class _Note:
-    title: str
-    hash: str
-    start: int  # rows [start, stop) of the matrix
-    stop: int
+class _ChunkRow:
+    """A chunk as stored in `semantic_chunks`."""
 
-
-@dataclass(frozen=True, eq=False)
-class _Snapshot:
-    """What a reader sees. Never changed after publication: writers append rows past `size` in a
-    shared buffer (invisible here) and publish a new snapshot with copies of what changed."""
-
-    vectors: Matrix  # (size, dim) view of the buffer
-    alive: Mask  # (size,)
-    rows: list[_Row]  # append-only, shared with later snapshots: only [:size] is ours
-    notes: dict[str, _Note] = field(default_factory=dict)
-
-    @property
-    def size(self) -> int:
-        return int(self.vectors.shape[0])
-
-    @cached_property
-    def note_matrix(self) -> tuple[list[str], Matrix]:
-        """(paths, unit note vectors): each the normalised mean of its chunk vectors."""
-        import numpy as np
-
-        from obsidian_mcp.semantic.model import normalize_rows
-
-        paths = sorted(self.notes, key=lambda p: self.notes[p].start)
-        if not paths:
-            return [], np.zeros((0, self.vectors.shape[1]), dtype=np.float32)
-        bounds: list[int] = []
-        for path in paths:
-            note = self.notes[path]
-            bounds += [note.start, note.stop]
-        if bounds[-1] == self.size:
-            bounds.pop()  # reduceat's last segment runs to the end anyway
-        sums = np.add.reduceat(self.vectors, np.array(bounds, dtype=np.int64), axis=0)[::2]
-        return paths, normalize_rows(np.ascontiguousarray(sums, dtype=np.float32))
+    chunk_no: int
+    heading: str | None
+    line: int
+    text: str  # the start of the cleaned text (`STORED_TEXT_CHARS`)
+    vector: bytes  # float16, little-endian
 
 
 @dataclass(frozen=True)
 class _Prepared:
+    """A note chunked and embedded, ready to be stored (`rows` empty: a rename, nothing to insert)."""
+
     path: str
     title: str
     hash: str
-    rows: list[_Row]
-    texts: list[str]
-    vectors: Matrix
+    rows: list[_ChunkRow]
+    chunk_nos: list[int]
+    vectors: Quantized
+    norm: float
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What a hit shows of its chunk, read from the tables."""
+
+    title: str
+    heading: str | None
+    line: int
+    snippet: str
+
+
+def _quantized_from_float16(blobs: bytes, count: int, dim: int) -> Quantized:
+    import numpy as np
+
+    return quantize(np.frombuffer(blobs, dtype="<f2").reshape(count, dim).astype(np.float32))
 
 
 class SemanticIndex:
@@ -204,11 +181,44 @@ class SemanticIndex:
         self.embedder: Embedder = embedder if embedder is not None else default_embedder()
         self._db_lock = db_lock if db_lock is not None else threading.RLock()
         self._write_lock = threading.RLock()
-        self._snapshot: _Snapshot | None = None
-        self._buffer: Matrix | None = None
+        self._snapshot: Snapshot | None = None
+        self._buffers: Buffers | None = None
+        self._reader: sqlite3.Connection | None = None
+        self._reader_lock = threading.Lock()
+        self._closed = False
+        self._churn = 0  # chunk rows loaded or stored since the last `release_memory`
         self.model_changed = False
         with self._db_lock:
             self._prepare_tables()
+            self._file = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+
+    def release_memory(self) -> None:
+        """Give back what only pays while embedding or loading: the embedder's caches (if it has
+        any), and after a load, a large batch of notes or an embedder that let go of something
+        large, the connections' page caches (`PRAGMA shrink_memory`) and freed heap pages
+        (`malloc_trim`: 2-8 ms, not worth it after a note or two, whose memory is reused). The
+        builder calls this whenever it has nothing left to do."""
+        clear = getattr(self.embedder, "clear_cache", None)
+        large = bool(clear()) if callable(clear) else False
+        with self._write_lock:
+            churn, self._churn = self._churn, 0
+        if not large and churn < TRIM_AFTER_ROWS:
+            return
+        with self._db_lock:
+            self.conn.execute("PRAGMA shrink_memory")
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.execute("PRAGMA shrink_memory")
+        trim_heap()
+
+    def close(self) -> None:
+        """Close the reading connection (the writer's belongs to the caller). Reads after this
+        go through the writer's connection."""
+        with self._reader_lock:
+            self._closed = True
+            reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.close()
 
     # -- tables ---------------------------------------------------------------------------------
 
@@ -258,9 +268,25 @@ class SemanticIndex:
             with self.conn:
                 yield
 
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
+        """Rows of a query, for readers: through the reading connection (opened on first use)
+        when the database is a file, else the writer's under `db_lock`."""
+        with self._reader_lock:
+            if self._reader is None and self._file and not self._closed:
+                reader = sqlite3.connect(
+                    self._file, isolation_level=None, check_same_thread=False, timeout=READ_TIMEOUT_SECONDS
+                )
+                reader.execute("PRAGMA query_only = ON")
+                reader.execute(f"PRAGMA cache_size = -{READ_CACHE_KIB}")
+                self._reader = reader
+            if self._reader is not None:
+                return self._reader.execute(sql, params).fetchall()
+        with self._db_lock:
+            return self.conn.execute(sql, params).fetchall()
+
     # -- loading ----------------------------------------------------------------------------
 
-    def _current(self) -> _Snapshot:
+    def _current(self) -> Snapshot:
         snapshot = self._snapshot
         if snapshot is not None:
             return snapshot
@@ -271,48 +297,53 @@ class SemanticIndex:
             return self._snapshot
 
     def _load(self) -> None:
-        """Read every stored chunk into the matrix (caller holds the write lock). The chunks are
-        streamed in batches straight into the matrix and the row list: reading them all first
-        would hold a second copy (~35 MB at 10,000 notes) whose freed pieces the heap keeps."""
+        """Read every stored chunk vector into the matrix (caller holds the write lock), streamed
+        in batches: reading them all first would hold a second copy whose freed pieces the heap
+        keeps. Only the vectors and their keys are read; texts stay in the table."""
         import numpy as np
 
         dim = self.embedder.dim
-        rows: list[_Row] = []
         with self._db_lock:
-            known = {
-                path: (title, digest)
-                for path, title, digest in self.conn.execute("SELECT path, title, hash FROM semantic_notes")
-            }
+            # {path: path}: the kept paths are these strings, allocated together, not one string
+            # picked out of each batch of rows (whose neighbours are freed: a fragmented heap)
+            known = {path: path for (path,) in self.conn.execute("SELECT path FROM semantic_notes")}
             stored = self.conn.execute("SELECT count(*) FROM semantic_chunks").fetchone()[0]
-            buffer = np.zeros((max(stored, 64), dim), dtype=np.float32)
-            cursor = self.conn.execute(
-                "SELECT path, chunk_no, heading, line, text, vector FROM semantic_chunks ORDER BY path, chunk_no"
-            )
+            buffers = Buffers(max(stored, 64), max(len(known), 16), dim)
+            spans: list[tuple[int, int]] = []
+            size = 0
+            cursor = self.conn.execute("SELECT path, chunk_no, vector FROM semantic_chunks ORDER BY path, chunk_no")
             while batch := cursor.fetchmany(_LOAD_BATCH):
-                kept = [row for row in batch if row[0] in known and len(row[5]) == 2 * dim]
-                if kept:
-                    at = len(rows)
-                    blobs = b"".join(row[5] for row in kept)
-                    buffer[at : at + len(kept)] = np.frombuffer(blobs, dtype="<f2").reshape(len(kept), dim)
-                    rows.extend(
-                        _Row.of(path, chunk_no, heading, line, text) for path, chunk_no, heading, line, text, _ in kept
-                    )
-        size = len(rows)
-        notes: dict[str, _Note] = {}
-        start = 0
-        for at, row in enumerate(rows):
-            if at + 1 == size or rows[at + 1].path != row.path:
-                title, digest = known[row.path]
-                notes[row.path] = _Note(title, digest, start, at + 1)
-                start = at + 1
-        self._buffer = buffer
-        self._snapshot = _Snapshot(buffer[:size], np.ones(size, dtype=bool), rows, notes)
+                kept = [row for row in batch if row[0] in known and len(row[2]) == 2 * dim]
+                if not kept:
+                    continue
+                vectors = _quantized_from_float16(b"".join(row[2] for row in kept), len(kept), dim)
+                buffers.codes[size : size + len(kept)] = vectors.codes
+                buffers.scales[size : size + len(kept)] = vectors.scales
+                for at, (path, chunk_no, _) in enumerate(kept, size):
+                    if not buffers.paths or buffers.paths[-1] != path:
+                        if spans:
+                            spans[-1] = (spans[-1][0], at)
+                        spans.append((at, at))
+                        buffers.paths.append(known[path])
+                    buffers.owners[at] = len(buffers.paths) - 1
+                    buffers.chunk_nos[at] = chunk_no
+                size += len(kept)
+        if spans:
+            spans[-1] = (spans[-1][0], size)
+        buffers.norms[: len(spans)] = span_norms(buffers.codes, buffers.scales, spans)
+        notes = {path: NoteSpan(slot, *spans[slot]) for slot, path in enumerate(buffers.paths)}
+        self._buffers = buffers
+        self._snapshot = buffers.snapshot(size, np.ones(size, dtype=bool), notes)
+        self._churn += max(size, TRIM_AFTER_ROWS)  # a load always leaves freed pages behind
 
     # -- what is indexed --------------------------------------------------------------------
 
     def indexed_hashes(self) -> dict[str, str]:
         """{path: hash} of every embedded note (see `NoteText.source_hash`)."""
-        return {path: note.hash for path, note in self._current().notes.items()}
+        notes = self._current().notes
+        with self._db_lock:
+            rows = self.conn.execute("SELECT path, hash FROM semantic_notes").fetchall()
+        return {path: digest for path, digest in rows if path in notes}
 
     def indexed_paths(self) -> set[str]:
         return set(self._current().notes)
@@ -320,9 +351,9 @@ class SemanticIndex:
     def stale(self, current: Mapping[str, str]) -> tuple[list[str], list[str]]:
         """Given the vault's notes as {path: hash} (hashes as given when upserting), the paths to
         (re)embed and the paths to remove, each sorted."""
-        notes = self._current().notes
-        todo = sorted(path for path, digest in current.items() if path not in notes or notes[path].hash != digest)
-        gone = sorted(path for path in notes if path not in current)
+        known = self.indexed_hashes()
+        todo = sorted(path for path, digest in current.items() if known.get(path) != digest)
+        gone = sorted(path for path in known if path not in current)
         return todo, gone
 
     def note_count(self) -> int:
@@ -341,16 +372,28 @@ class SemanticIndex:
         chunked = [chunk_note(note.path, note.text, note.title) for note in notes]
         texts = [chunk.embed_text for item in chunked for chunk in item.chunks]
         vectors = self.embedder.embed(texts) if texts else np.zeros((0, self.embedder.dim), np.float32)
-        # stored as float16: keep exactly what a later load will read back
-        vectors = vectors.astype("<f2").astype(np.float32)
+        # stored as float16, and in memory as what a later load makes of that: the same either way
+        stored = vectors.astype("<f2")
+        quantized = quantize(stored.astype(np.float32))
         prepared: list[_Prepared] = []
         at = 0
         for note, item in zip(notes, chunked, strict=True):
             count = len(item.chunks)
-            rows = [_Row.of(note.path, c.chunk_no, c.heading, c.line, c.text) for c in item.chunks]
-            digest = note.source_hash or content_hash(note.text, note.title)
+            codes, scales = quantized.codes[at : at + count], quantized.scales[at : at + count]
+            rows = [
+                _ChunkRow(c.chunk_no, c.heading, c.line, c.text[:STORED_TEXT_CHARS], stored[at + n].tobytes())
+                for n, c in enumerate(item.chunks)
+            ]
             prepared.append(
-                _Prepared(note.path, item.title, digest, rows, [c.text for c in item.chunks], vectors[at : at + count])
+                _Prepared(
+                    note.path,
+                    item.title,
+                    note.source_hash or content_hash(note.text, note.title),
+                    rows,
+                    [c.chunk_no for c in item.chunks],
+                    Quantized(codes, scales),
+                    float(np.linalg.norm(row_sum(codes, scales))),
+                )
             )
             at += count
         return prepared
@@ -359,9 +402,11 @@ class SemanticIndex:
         """Embed and store one note (replacing what was stored for `path`). Returns False, doing
         nothing, when the stored hash is already this one."""
         digest = source_hash or content_hash(text, title)
-        known = self._current().notes.get(path)
-        if known is not None and known.hash == digest:
-            return False
+        if path in self._current().notes:
+            with self._db_lock:
+                stored = self.conn.execute("SELECT hash FROM semantic_notes WHERE path = ?", (path,)).fetchone()
+            if stored is not None and stored[0] == digest:
+                return False
         self.upsert_notes([NoteText(path, text, title, digest)])
         return True
 
@@ -392,13 +437,15 @@ class SemanticIndex:
                 for table in ("semantic_chunks", "semantic_notes"):
                     self.conn.execute(f"DELETE FROM {table} WHERE path = ?", (new,))
                     self.conn.execute(f"UPDATE {table} SET path = ? WHERE path = ?", (new, old))
+            rows = slice(note.start, note.stop)
             moved = _Prepared(
                 new,
-                note.title,
-                note.hash,
-                [_Row(new, r.chunk_no, r.heading, r.line, r.packed) for r in snapshot.rows[note.start : note.stop]],
+                "",
+                "",
                 [],
-                snapshot.vectors[note.start : note.stop].copy(),
+                [int(n) for n in snapshot.chunk_nos[rows]],
+                Quantized(snapshot.codes[rows].copy(), snapshot.scales[rows].copy()),
+                float(snapshot.norms[note.slot]),
             )
             self._publish([moved], [old, new])
             return True
@@ -421,19 +468,10 @@ class SemanticIndex:
                     self.conn.executemany(
                         "INSERT INTO semantic_chunks(path, chunk_no, heading, line, text, vector)"
                         " VALUES (?, ?, ?, ?, ?, ?)",
-                        [
-                            (
-                                row.path,
-                                row.chunk_no,
-                                row.heading,
-                                row.line,
-                                text[:STORED_TEXT_CHARS],
-                                vector.astype("<f2").tobytes(),
-                            )
-                            for row, text, vector in zip(note.rows, note.texts, note.vectors, strict=True)
-                        ],
+                        [(note.path, r.chunk_no, r.heading, r.line, r.text, r.vector) for r in note.rows],
                     )
             self._publish(prepared, [*removed, *(p.path for p in prepared)])
+            self._churn += sum(len(p.chunk_nos) for p in prepared)
 
     def clear(self) -> None:
         """Forget every note (e.g. before a rebuild from scratch)."""
@@ -450,69 +488,71 @@ class SemanticIndex:
 
         old = self._current()
         notes = dict(old.notes)
-        alive_size = old.size + sum(len(p.rows) for p in prepared)
-        alive = np.ones(alive_size, dtype=bool)
+        size = old.size + sum(len(p.chunk_nos) for p in prepared)
+        alive = np.ones(size, dtype=bool)
         alive[: old.size] = old.alive
         for path in replaced:
             note = notes.pop(path, None)
             if note is not None:
                 alive[note.start : note.stop] = False
-        dead = alive_size - int(alive.sum())
-        if dead >= COMPACT_MIN_ROWS and dead >= COMPACT_FRACTION * alive_size:
-            self._compact(old, alive[: old.size], notes, prepared)
+        dead = size - int(alive.sum())
+        if dead >= COMPACT_MIN_ROWS and dead >= COMPACT_FRACTION * size:
+            self._compact(old, notes, prepared)
             return
-        needed = alive_size
-        buffer = self._buffer
-        assert buffer is not None
-        rows = old.rows
-        if needed > buffer.shape[0] or len(rows) != old.size:
-            # grow (amortised), or start a fresh row list if another writer's rows were
-            # dropped: readers keep the old buffer and list through their snapshots
-            grown = np.zeros((max(needed, int(GROWTH * buffer.shape[0])), buffer.shape[1]), dtype=np.float32)
-            grown[: old.size] = old.vectors
-            buffer = grown
-            rows = rows[: old.size]
+        assert self._buffers is not None
+        buffers = self._buffers.with_room(size, old.slots + len(prepared), old.size, old.slots)
         at = old.size
         for item in prepared:
-            count = len(item.rows)
-            buffer[at : at + count] = item.vectors
-            rows.extend(item.rows)
-            notes[item.path] = _Note(item.title, item.hash, at, at + count)
-            at += count
-        self._buffer = buffer
-        self._snapshot = _Snapshot(buffer[:needed], alive, rows, notes)
+            notes[item.path] = buffers.append(item.path, item.vectors, item.chunk_nos, item.norm, at)
+            at += len(item.chunk_nos)
+        self._buffers = buffers
+        self._snapshot = buffers.snapshot(size, alive, notes)
 
-    def _compact(self, old: _Snapshot, alive: Mask, notes: dict[str, _Note], prepared: Sequence[_Prepared]) -> None:
+    def _compact(self, old: Snapshot, notes: dict[str, NoteSpan], prepared: Sequence[_Prepared]) -> None:
         import numpy as np
 
-        size = int(alive.sum()) + sum(len(p.rows) for p in prepared)
-        buffer = np.zeros((max(64, size + size // 4), old.vectors.shape[1]), dtype=np.float32)
-        rows: list[_Row] = []
-        compacted: dict[str, _Note] = {}
+        size = sum(note.stop - note.start for note in notes.values()) + sum(len(p.chunk_nos) for p in prepared)
+        slots = len(notes) + len(prepared)
+        buffers = Buffers(max(64, size + size // 4), max(16, slots + slots // 4), old.codes.shape[1])
+        compacted: dict[str, NoteSpan] = {}
+        at = 0
         for path, note in sorted(notes.items(), key=lambda item: item[1].start):
-            at = len(rows)
-            count = note.stop - note.start
-            buffer[at : at + count] = old.vectors[note.start : note.stop]
-            rows.extend(old.rows[note.start : note.stop])
-            compacted[path] = _Note(note.title, note.hash, at, at + count)
+            rows = slice(note.start, note.stop)
+            vectors = Quantized(old.codes[rows], old.scales[rows])
+            compacted[path] = buffers.append(path, vectors, old.chunk_nos[rows], float(old.norms[note.slot]), at)
+            at += note.stop - note.start
         for item in prepared:
-            at = len(rows)
-            count = len(item.rows)
-            buffer[at : at + count] = item.vectors
-            rows.extend(item.rows)
-            compacted[item.path] = _Note(item.title, item.hash, at, at + count)
-        self._buffer = buffer
-        self._snapshot = _Snapshot(buffer[: len(rows)], np.ones(len(rows), dtype=bool), rows, compacted)
+            compacted[item.path] = buffers.append(item.path, item.vectors, item.chunk_nos, item.norm, at)
+            at += len(item.chunk_nos)
+        self._buffers = buffers
+        self._snapshot = buffers.snapshot(at, np.ones(at, dtype=bool), compacted)
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _scores(self, snapshot: _Snapshot, text: str) -> Matrix:
-        import numpy as np
+    def _shown(self, snapshot: Snapshot, rows: Sequence[int]) -> dict[int, _Shown]:
+        """What each of `rows` shows, read from the tables; a row whose chunk is no longer
+        stored (its note was replaced or removed since `snapshot`) is missing."""
+        keys = {(snapshot.path_of(row), int(snapshot.chunk_nos[row])): row for row in rows}
+        shown: dict[int, _Shown] = {}
+        pairs = list(keys)
+        for start in range(0, len(pairs), _LOOKUP_BATCH):
+            batch = pairs[start : start + _LOOKUP_BATCH]
+            values = ", ".join("(?, ?)" for _ in batch)
+            # a join from the wanted keys: SQLite scans the table for `(path, chunk_no) IN (VALUES ...)`
+            found = self._read(
+                f"WITH wanted(path, chunk_no) AS (VALUES {values})"
+                " SELECT c.path, c.chunk_no, n.title, c.heading, c.line, c.text FROM wanted w"
+                " JOIN semantic_chunks c ON c.path = w.path AND c.chunk_no = w.chunk_no"
+                " JOIN semantic_notes n ON n.path = c.path",
+                [value for pair in batch for value in pair],
+            )
+            for path, chunk_no, title, heading, line, text in found:
+                shown[keys[(path, chunk_no)]] = _Shown(title, heading, line, snippet_of(text))
+        return shown
 
-        query = self.embedder.embed([text])[0]
-        scores: Matrix = snapshot.vectors @ query
-        scores[~snapshot.alive] = -np.inf
-        return scores
+    def _query_vector(self, text: str) -> Floats:
+        vector: Floats = self.embedder.embed([text])[0]
+        return vector
 
     def query(self, text: str, k: int = 10) -> list[ChunkHit]:
         """The `k` chunks most similar to `text`, best first."""
@@ -521,14 +561,14 @@ class SemanticIndex:
         snapshot = self._current()
         if snapshot.size == 0 or k <= 0:
             return []
-        scores = self._scores(snapshot, text)
-        hits: list[ChunkHit] = []
-        for i in _top(scores, min(k, snapshot.size)):
-            if not np.isfinite(scores[i]):
-                break
-            row = snapshot.rows[i]
-            hits.append(ChunkHit(row.path, row.chunk_no, row.heading, row.line, row.snippet, float(scores[i])))
-        return hits
+        scores = snapshot.scores(self._query_vector(text))
+        rows = [i for i in _top(scores, min(k, snapshot.size)) if np.isfinite(scores[i])]
+        shown = self._shown(snapshot, rows)
+        return [
+            ChunkHit(snapshot.path_of(i), int(snapshot.chunk_nos[i]), s.heading, s.line, s.snippet, float(scores[i]))
+            for i in rows
+            if (s := shown.get(i)) is not None
+        ]
 
     def search(self, text: str, limit: int = 10, *, allow: Callable[[str], bool] | None = None) -> list[NoteHit]:
         """The `limit` notes whose best chunk is most similar to `text`, best first. `allow`: only
@@ -538,47 +578,58 @@ class SemanticIndex:
         snapshot = self._current()
         if snapshot.size == 0 or limit <= 0:
             return []
-        scores = self._scores(snapshot, text)
+        scores = snapshot.scores(self._query_vector(text))
         wanted = min(limit * _CANDIDATES, snapshot.size)
         while True:
-            hits: dict[str, NoteHit] = {}
+            best: dict[str, int] = {}  # path -> its best row, best first
             for i in _top(scores, wanted):
                 if not np.isfinite(scores[i]):
                     break
-                row = snapshot.rows[i]
-                if row.path in hits or (allow is not None and not allow(row.path)):
+                path = snapshot.path_of(i)
+                if path in best or (allow is not None and not allow(path)):
                     continue
-                note = snapshot.notes[row.path]
-                hits[row.path] = NoteHit(row.path, note.title, float(scores[i]), row.line, row.heading, row.snippet)
-                if len(hits) == limit:
-                    return list(hits.values())
-            if wanted >= snapshot.size:
-                return list(hits.values())
+                best[path] = i
+                if len(best) == limit:
+                    break
+            if len(best) == limit or wanted >= snapshot.size:
+                break
             wanted = min(wanted * 4, snapshot.size)
+        shown = self._shown(snapshot, list(best.values()))
+        return [
+            NoteHit(path, s.title, float(scores[i]), s.line, s.heading, s.snippet)
+            for path, i in best.items()
+            if (s := shown.get(i)) is not None
+        ]
 
     def similar(self, path: str, k: int = 10, *, allow: Callable[[str], bool] | None = None) -> list[NoteHit]:
         """The `k` notes most similar to the note `path` (itself excluded); [] when `path` is not
         indexed. Note vectors are the normalised means of their chunk vectors."""
+        import numpy as np
+
         snapshot = self._current()
-        if path not in snapshot.notes or k <= 0:
+        note = snapshot.notes.get(path)
+        if note is None or k <= 0:
             return []
-        paths, matrix = snapshot.note_matrix
-        position = paths.index(path)
-        scores = matrix @ matrix[position]
-        hits: list[NoteHit] = []
-        for i in _top(scores, len(paths)):
-            other = paths[i]
+        scores = snapshot.note_scores(snapshot.note_vector(note))
+        chosen: list[tuple[str, NoteSpan, float]] = []
+        for slot in _top(scores, snapshot.slots):
+            if not np.isfinite(scores[slot]):
+                break
+            other = snapshot.paths[slot]
             if other == path or (allow is not None and not allow(other)):
                 continue
-            note = snapshot.notes[other]
-            first = snapshot.rows[note.start]
-            hits.append(NoteHit(other, note.title, float(scores[i]), first.line, first.heading, first.snippet))
-            if len(hits) == k:
+            chosen.append((other, snapshot.notes[other], float(scores[slot])))
+            if len(chosen) == k:
                 break
-        return hits
+        shown = self._shown(snapshot, [span.start for _, span, _ in chosen])
+        return [
+            NoteHit(other, s.title, score, s.line, s.heading, s.snippet)
+            for other, span, score in chosen
+            if (s := shown.get(span.start)) is not None
+        ]
 
 
-def _top(scores: Matrix, k: int) -> list[int]:
+def _top(scores: Floats, k: int) -> list[int]:
     """Indices of the `k` highest scores, highest first (ties by index)."""
     import numpy as np
 
