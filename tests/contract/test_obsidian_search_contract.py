@@ -1,5 +1,5 @@
 """obsidian-mcp's search and link tools through real stdio: each works on the sample vault, each
-error code they can return is produced, and a first index build reports progress."""
+error code they can return is produced, and a large vault answers while its index builds."""
 
 from __future__ import annotations
 
@@ -186,9 +186,11 @@ async def test_read_only_mode_refuses_move_and_never_creates_daily_notes(
     assert (vault / "Inbox.md").exists() and not (vault / "Daily" / "2026-11-22.md").exists()
 
 
-async def test_the_first_build_of_a_large_vault_reports_progress(tmp_path: Path, index_env: dict[str, str]) -> None:
+async def test_a_large_vault_answers_while_its_index_builds_and_waiting_tools_report_progress(
+    tmp_path: Path, index_env: dict[str, str]
+) -> None:
     root = tmp_path / "big"
-    for n in range(2000):
+    for n in range(3000):  # well above what a call waits for (build.PARTIAL_MIN)
         folder = root / f"area {n % 20}"
         folder.mkdir(parents=True, exist_ok=True)
         body = f"# Note {n}\n\nSome text about topic{n % 37} and the lighthouse {n}.\n\n#batch{n % 5}\n"
@@ -199,15 +201,21 @@ async def test_the_first_build_of_a_large_vault_reports_progress(tmp_path: Path,
         seen.append((progress, total))
 
     async with running(obsidian(root), index_env) as session:
-        result = await session.client.call_tool(
-            "search_notes", {"query": "lighthouse 1234"}, progress_callback=on_progress
-        )
+        first = await session.call("search_notes", {"query": "lighthouse", "mode": "keyword", "limit": 1})
+        assert first.error is None, first.payload
+        [building] = first.payload["warnings"]  # the server builds from start-up and answers meanwhile
+        assert building["code"] == "INDEX_BUILDING" and "being built" in building["message"]
+        assert building["total"] == 3000 and first.payload["total"] == building["done"] < 3000
+
+        result = await session.client.call_tool("list_tags", {}, progress_callback=on_progress)
         assert isinstance(result.content[0], TextContent)
-        payload = json.loads(result.content[0].text)
-        assert payload["results"][0]["path"] == "area 14/note 1234.md"
-    assert len(seen) >= 5, seen
-    assert all(total == 2000 for _, total in seen)
-    assert seen[-1][0] == 2000 and [p for p, _ in seen] == sorted(p for p, _ in seen)
+        counted = {entry["tag"]: entry["count"] for entry in json.loads(result.content[0].text)["tags"]}
+        assert counted == {f"batch{k}": 600 for k in range(5)}  # it waited for the whole index
+        assert all(total == 3000 for _, total in seen) and [p for p, _ in seen] == sorted(p for p, _ in seen)
+        assert not seen or seen[-1][0] == 3000
+
+        again = await session.call("search_notes", {"query": "lighthouse 1234", "mode": "keyword"})
+        assert again.payload["warnings"] == [] and again.payload["results"][0]["path"] == "area 14/note 1234.md"
 
 
 @pytest.mark.transport_independent(reason="the server exits before choosing a transport")

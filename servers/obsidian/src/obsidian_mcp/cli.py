@@ -12,7 +12,7 @@ import click
 from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
 from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
-from obsidian_mcp.server import Config, build_server
+from obsidian_mcp.server import Config, assemble
 from obsidian_mcp.vault.exclusions import Exclusions, InvalidExclusion
 from obsidian_mcp.vault.storage import cleanup_stale_temp_files
 
@@ -112,10 +112,14 @@ def main(
         rescan_seconds=rescan_seconds,
         exclude=exclusions.patterns,
     )
-    server = build_server(config)
-    expose_tools(server, serving)
+    assembled = assemble(config)
+    expose_tools(assembled.server, serving)
     log.info("serving vault", extra={"read_only": read_only, "excluded_patterns": len(exclusions.patterns)})
-    serve(server, serving)
+    assembled.start()  # the index builds while the server starts serving
+    try:
+        serve(assembled.server, serving)
+    finally:
+        assembled.stop()
 
 
 main.add_command(http_token_command("obsidian-mcp"))

@@ -88,14 +88,21 @@ def semantic_unavailable() -> ToolWarning:
     )
 
 
-def index_building(done: int, total: int) -> ToolWarning:
-    """The semantic index is still being built (`done` of `total` notes embedded since the build
-    started; both 0 while the stored vectors load): results by meaning may miss notes."""
-    progress = f"{done} of {total} notes" if total else "loading"
+def index_building(done: int, total: int, *, keywords: bool = False) -> ToolWarning:
+    """An index is still being built, so notes not yet in it can be missing from the results:
+    the keyword index itself (`keywords`: `done` of `total` new or changed notes indexed since the
+    build began; both 0 while it lists the vault), or else the semantic one (`done` of `total`
+    notes embedded since its build started; both 0 while the stored vectors load)."""
+    if keywords:
+        progress = f"{done} of {total} notes" if total else "listing the vault"
+        what, again = "the search index", "ask again shortly"
+    else:
+        progress = f"{done} of {total} notes" if total else "loading"
+        what, again = "the index of meanings", "search again shortly"
     return ToolWarning(
         code=INDEX_BUILDING,
-        message=f"the index of meanings is still being built ({progress}); notes not yet in it can be missing "
-        "from these results: search again shortly for complete results",
+        message=f"{what} is still being built ({progress}); notes not yet in it can be missing "
+        f"from these results: {again} for complete results",
         done=done,
         total=total,
     )

@@ -3,15 +3,18 @@ the index's pages (`index.pages`), with the freshness of search.
 
 The query is parsed before anything else, so a syntax error answers at once. Then, inside
 `VaultIndex.run` (after its sync, so a note changed by any program is seen), the pages are brought
-up to date and the engine runs on them with the index's link resolution. A query whose every row
-fails at one step is a `QueryError` too; it is carried out of the index's lock as a value, since
-it says nothing about the index. `_answer` is the one place the engine's result becomes the
-tool's: group member lists are left out (Dataview shows one row per group; `rows.file.link` lists
-them), tasks keep what an agent acts on, and the engine's warnings become `ToolWarning`s.
+up to date and the engine runs on them with the index's link resolution. While the index is first
+built in the background the query runs on the notes indexed so far, with `INDEX_BUILDING`. A
+query whose every row fails at one step is a `QueryError` too; it is carried out of the index's
+lock as a value, since it says nothing about the index. `_answer` is the one place the engine's
+result becomes the tool's: group member lists are left out (Dataview shows one row per group;
+`rows.file.link` lists them), tasks keep what an agent acts on, and the engine's warnings become
+`ToolWarning`s.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from obsidian_mcp import warnings
@@ -27,7 +30,7 @@ from obsidian_mcp.dataview import (
     parse_query,
 )
 from obsidian_mcp.index.pages import VaultPages
-from obsidian_mcp.index.progress import ProgressFn
+from obsidian_mcp.index.progress import IndexProgress, ProgressFn
 from obsidian_mcp.index.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
 from obsidian_mcp.index.results import QueryGroup, QueryNotesResult, QueryRow, QueryTask, QueryTaskGroup
 from obsidian_mcp.index.vault_index import Snapshot
@@ -57,19 +60,32 @@ def query_notes(
     now = now if now is not None else datetime.now()
     today = today if today is not None else now.date()
 
-    def run(snapshot: Snapshot) -> QueryResult | QueryError:
+    def run(snapshot: Snapshot) -> _Ran:
         source = pages.current(snapshot, progress)
         try:
-            return execute_query(
+            outcome: QueryResult | QueryError = execute_query(
                 parsed, source, resolver=source.resolve, today=today, now=now, limit=limit, members=False
             )
         except QueryError as exc:
-            return exc
+            outcome = exc
+        return _Ran(outcome, snapshot.building)
 
-    outcome = pages.index.run(run, progress)
-    if isinstance(outcome, QueryError):
-        raise outcome
-    return _answer(outcome)
+    ran = pages.index.run(run, progress, partial=True)
+    if isinstance(ran.outcome, QueryError):
+        raise ran.outcome
+    answer = _answer(ran.outcome)
+    if ran.building is not None:  # answered from the notes indexed so far
+        answer.warnings.append(warnings.index_building(ran.building.done, ran.building.total, keywords=True))
+    return answer
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """What a query found inside the index's lock: its result (or the error it raised), and how far
+    the index's build had got if it ran on part of the index."""
+
+    outcome: QueryResult | QueryError
+    building: IndexProgress | None
 
 
 # -- the engine's result as the tool's ---------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Notes by age and by name, from the index: the most recently modified notes (what `resources/list`
 offers), and the note paths matching what a person has typed so far (path completion).
 
-Both run through `VaultIndex.run`, so they see the vault as it is now, like every search. Matching
+Both run through `VaultIndex.run`, so they see the vault as it is now, like every search; while the
+index is first built in the background they answer from the notes indexed so far (they are hints,
+and a client should not wait seconds for a resource list or a completion). Matching
 is case- and accent-insensitive (`cafe` finds `Café Recipes.md`) and ranks, best first: the path
 starts with the text; a path component or word in it does; the text appears anywhere; its
 characters appear in order within three times its length (a fuzzy match: `prjalp` finds
@@ -38,12 +40,12 @@ class PathMatches:
 
 def recent_notes(index: VaultIndex, limit: int) -> list[RecentNote]:
     """The `limit` most recently modified notes, newest first, with their titles."""
-    return index.run(lambda snapshot: _recent(snapshot, limit))
+    return index.run(lambda snapshot: _recent(snapshot, limit), partial=True)
 
 
 def matching_paths(index: VaultIndex, typed: str, limit: int) -> PathMatches:
     """The note paths matching `typed`, best first (see the module's docstring)."""
-    return index.run(lambda snapshot: rank_paths(_ages(snapshot), typed, limit))
+    return index.run(lambda snapshot: rank_paths(_ages(snapshot), typed, limit), partial=True)
 
 
 def _recent(snapshot: Snapshot, limit: int) -> list[RecentNote]:

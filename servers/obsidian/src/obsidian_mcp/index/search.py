@@ -18,6 +18,11 @@ Folder, tag and `-excluded` filters apply to every ranking. A hit the all-words 
 its matching line; a hit found by meaning shows its closest passage. `similar_notes` ranks notes
 by the meaning of a whole note. While the index of meanings is incomplete, these carry an
 `INDEX_BUILDING` warning; should it fail, the keyword search answers with `SEARCH_DEGRADED`.
+
+While the keyword index itself is first built in the background, `search_notes` answers from the
+notes indexed so far (`VaultIndex.run(partial=True)`), in every mode, with one `INDEX_BUILDING`
+warning giving the build's progress; the vectors are built after it, so meanwhile hybrid ranks by
+keywords alone and semantic finds nothing. `similar_notes` waits for that build.
 """
 
 from __future__ import annotations
@@ -125,9 +130,15 @@ def search_notes(
     keys = tag_keys(tags)
     folder_rel, _ = index.vault.resolve_folder(folder)
     if mode == "keyword":
-        return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress)
+        return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress, partial=True)
     asked = _Asked(query, parsed, folder_rel, keys, limit, mode == "semantic")
-    return index.run(lambda snapshot: _by_meaning(snapshot, index.vectors, asked), progress)
+    return index.run(lambda snapshot: _by_meaning(snapshot, index.vectors, asked), progress, partial=True)
+
+
+def _building(snapshot: Snapshot) -> list[ToolWarning]:
+    """`INDEX_BUILDING` when the snapshot is part of an index still being built, else nothing."""
+    building = snapshot.building
+    return [] if building is None else [warnings.index_building(building.done, building.total, keywords=True)]
 
 
 def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> SearchResult:
@@ -138,14 +149,16 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
         if "fts5" not in str(exc):
             raise
         log.warning("FTS5 refused a parsed query; scanning instead", extra={"sqlite_error": str(exc)[:200]})
-        return _scan(conn, query, folder_rel, keys, limit)
+        scanned = _scan(conn, query, folder_rel, keys, limit)
+        scanned.warnings.extend(_building(snapshot))
+        return scanned
     notes = _notes(conn, [note_id for note_id, _ in ranked])
     hits = sorted(((rank, *notes[note_id]) for note_id, rank in ranked if note_id in notes), key=lambda h: h[:2])
     results = [
         _hit(path, title, -rank, locate(query.terms, columns, json.loads(headings)))
         for rank, path, title, headings, columns in hits
     ]
-    return SearchResult(results=results, total=total)
+    return SearchResult(results=results, total=total, warnings=_building(snapshot))
 
 
 def _ranked(
@@ -377,8 +390,8 @@ def _by_meaning(snapshot: Snapshot, vectors: VaultVectors, asked: _Asked) -> Sea
     from obsidian_mcp.semantic import fuse, needs_fallback
 
     conn = snapshot.conn
-    found: list[ToolWarning] = []
-    usable = _state(vectors, found)
+    found = _building(snapshot)  # the vectors are built after the keyword index: none to search yet
+    usable = not found and _state(vectors, found)
     allow = _allowed(conn, asked)
     semantic = _semantic(vectors, asked, allow, found) if usable else []
     names = _titles(conn, [hit.path for hit in semantic])

@@ -7,6 +7,12 @@ hash until they settle. Nothing else reads files, so an unchanged vault costs on
 
 `SyncListener`s hear of every note `apply` reads or drops, with the bytes it read, so a cache
 built from the notes (the pages of `query_notes`) stays in step without reading them again.
+
+Reading a note (`read_note`: its bytes, their hash, the record `extract` makes of them) is kept
+apart from storing it (`write_reads`), so the build of `index.build` can read batches without the
+index's lock, in worker processes (`index.pool`), and write each in one short transaction. A note
+whose hash is already stored is not parsed again; one that changed after it was read as unchanged
+is parsed when written.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -109,6 +116,68 @@ def plan_paths(conn: sqlite3.Connection, vault: Vault, paths: Iterable[Path]) ->
     return todo, gone
 
 
+def known_hashes(conn: sqlite3.Connection, rels: Sequence[str]) -> dict[str, str]:
+    """The stored content hash of each of `rels` the index already has."""
+    if not rels:
+        return {}
+    marks = ", ".join("?" * len(rels))
+    return dict(conn.execute(f"SELECT path, hash FROM notes WHERE path IN ({marks})", list(rels)))
+
+
+@dataclass(frozen=True)
+class NoteRead:
+    """One listed note as read now. `data` is None when it is gone, unreadable or refused since it
+    was listed; `record` is None then, and when its bytes still have the hash the index stored."""
+
+    info: NoteInfo  # as listed: the stored mtime is the listing's, never newer than the bytes read
+    data: bytes | None
+    digest: str = ""
+    racy: bool = False
+    record: NoteRecord | None = None
+
+
+def read_note(vault: Vault, info: NoteInfo, known: str | None = None) -> NoteRead:
+    """Read the listed note `info` and, unless its content hash is `known`, extract its record.
+    Touches no database, so it runs in worker processes too (`index.pool`)."""
+    try:
+        data = read_bytes(vault.listed_location(info.rel))
+    except (OSError, VaultError):  # gone, unreadable, or refused since it was listed (a swapped symlink)
+        return NoteRead(info, None)
+    digest = etag_of(data)
+    racy = time.time() - info.mtime < RACY_SECONDS
+    record = None if digest == known else extract(data.decode("utf-8", errors="replace"), info.rel)
+    return NoteRead(NoteInfo(info.rel, len(data), info.mtime), data, digest, racy, record)
+
+
+def read_notes(vault: Vault, batch: Sequence[tuple[NoteInfo, str | None]]) -> list[NoteRead]:
+    """`read_note` for each (listed note, known hash) of a batch."""
+    return [read_note(vault, info, known) for info, known in batch]
+
+
+def write_reads(conn: sqlite3.Connection, reads: Sequence[NoteRead], listeners: Sequence[SyncListener] = ()) -> int:
+    """Store notes read earlier (inside the caller's transaction), telling `listeners`. Returns the
+    number of records written."""
+    rels = [read.info.rel for read in reads]
+    marks = ", ".join("?" * len(rels))
+    known: dict[str, tuple[int, int, str]] = {
+        path: (note_id, size, digest)
+        for note_id, path, size, digest in conn.execute(
+            f"SELECT id, path, size, hash FROM notes WHERE path IN ({marks})", rels
+        )
+    }
+    return sum(_store(conn, read, known.get(read.info.rel), listeners) for read in reads)
+
+
+def drop(conn: sqlite3.Connection, gone: Iterable[str], listeners: Sequence[SyncListener] = ()) -> None:
+    """Delete the notes at `gone` (inside the caller's transaction), telling `listeners`."""
+    for rel in gone:
+        row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
+        if row is not None:
+            _delete(conn, row[0])
+        for listener in listeners:
+            listener.note_dropped(rel)
+
+
 def _delete(conn: sqlite3.Connection, note_id: int) -> None:
     for table, key in (("content", "id"), ("tags", "note_id"), ("links", "note_id"), ("notes", "id")):
         conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (note_id,))
@@ -159,10 +228,7 @@ def apply(
     indexed = 0
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for rel in gone:
-            _delete_path(conn, rel)
-            for listener in listeners:
-                listener.note_dropped(rel)
+        drop(conn, gone, listeners)
         for done, info in enumerate(todo, 1):
             indexed += _index_one(conn, vault, info, listeners)
             if done % BATCH == 0:
@@ -180,35 +246,36 @@ def apply(
     return indexed
 
 
-def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
-    row = conn.execute("SELECT id FROM notes WHERE path = ?", (rel,)).fetchone()
-    if row is not None:
-        _delete(conn, row[0])
-
-
 def _index_one(conn: sqlite3.Connection, vault: Vault, info: NoteInfo, listeners: Sequence[SyncListener]) -> int:
     """Index one note (or notice it is unchanged / gone). Returns 1 when its record was written."""
     known = conn.execute("SELECT id, size, hash FROM notes WHERE path = ?", (info.rel,)).fetchone()
-    try:
-        data = read_bytes(vault.listed_location(info.rel))
-    except (OSError, VaultError):  # gone, unreadable, or refused since it was listed (a swapped symlink)
+    read = read_note(vault, info, known[2] if known is not None else None)
+    return _store(conn, read, known, listeners)
+
+
+def _store(
+    conn: sqlite3.Connection, read: NoteRead, known: tuple[int, int, str] | None, listeners: Sequence[SyncListener]
+) -> int:
+    """Write what reading one note found over its stored row `known` (id, size, hash). Returns 1
+    when a record was written."""
+    rel = read.info.rel
+    if read.data is None:
         if known is not None:
             _delete(conn, known[0])
             for listener in listeners:
-                listener.note_dropped(info.rel)
+                listener.note_dropped(rel)
         return 0
-    digest = etag_of(data)
-    racy = time.time() - info.mtime < RACY_SECONDS
-    read = NoteInfo(info.rel, len(data), info.mtime)
-    if known is not None and known[1] == len(data) and known[2] == digest:
-        conn.execute("UPDATE notes SET mtime = ?, racy = ? WHERE id = ?", (info.mtime, int(racy), known[0]))
+    if known is not None and known[1] == len(read.data) and known[2] == read.digest:
+        conn.execute("UPDATE notes SET mtime = ?, racy = ? WHERE id = ?", (read.info.mtime, int(read.racy), known[0]))
         for listener in listeners:
-            listener.note_indexed(read, data, digest, None)
+            listener.note_indexed(read.info, read.data, read.digest, None)
         return 0
+    record = read.record
+    if record is None:  # read as unchanged against a hash that has changed since (another call wrote it)
+        record = extract(read.data.decode("utf-8", errors="replace"), rel)
     if known is not None:
         _delete(conn, known[0])
-    record = extract(data.decode("utf-8", errors="replace"), info.rel)
-    _insert(conn, read, digest, racy, record)
+    _insert(conn, read.info, read.digest, read.racy, record)
     for listener in listeners:
-        listener.note_indexed(read, data, digest, record)
+        listener.note_indexed(read.info, read.data, read.digest, record)
     return 1

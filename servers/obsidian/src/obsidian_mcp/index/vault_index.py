@@ -1,7 +1,29 @@
-"""The search index of one vault: kept fresh before every use, rebuilt when broken.
+"""The search index of one vault: kept fresh before every use, built in the background, rebuilt when broken.
 
-`VaultIndex.run(op)` brings the index up to date and then runs `op` on it, all under one lock
-(tool calls run on worker threads; SQLite work is short, a first build is the exception).
+`VaultIndex.run(op)` brings the index up to date and then runs `op` on it, under one lock (tool
+calls run on worker threads; SQLite work is short).
+
+Build. The first sync of a process (and the first after the database started over) is a `Build`
+(`index.build`): it lists the whole vault and reads every note that is new or changed since the
+index was last written, on a thread of its own, a batch at a time, parsing in worker processes
+where the cores allow (`index.pool`). It holds the lock only while it writes a batch, so a call
+never waits for more than one batch (~50 ms). A serving server starts it before it answers
+anything (`start`); otherwise the first call that needs the index starts it.
+
+Which calls wait for the build. The rule: a call answers from the partial index when a result
+drawn from part of the vault is still true as far as it goes and the answer can say so; every
+other call waits for the build, sending MCP progress meanwhile.
+* Answer at once (`partial=True`), once the server was started with `start`: `search_notes` and
+  `query_notes` (their results carry an `INDEX_BUILDING` warning with the build's progress and one
+  progress notification is sent), the recent-notes resource list and path completion (hints; they
+  have no warnings).
+* Wait: whatever a missing note would make wrong rather than incomplete — `list_tags` (counts),
+  `get_backlinks` and `check_links` (a link to a note not yet indexed would look broken),
+  `move_note` and `rename_tag` (they rewrite every note that refers to the target),
+  `similar_notes` (a note not yet indexed would be "not found").
+A partial answer is only given when the build is large: with fewer than `build.PARTIAL_MIN` notes
+to read (well under a second) or while the listing has taken less than `build.LISTING_WAIT`,
+every call waits, so small vaults always answer from the complete index.
 
 Freshness. Before every call the index re-checks the notes that changed since the last one and
 then answers, so a note created, changed, renamed or deleted by any program before the call is
@@ -9,10 +31,16 @@ reflected in it. Two sources name those notes: writes made through this server (
 `changes.TrackedLocks`) and, on Linux, an inotify change feed on every indexed folder (see
 `watch.ChangeFeed`), drained without blocking on the caller's thread. Only the named notes are
 stat-ed and read (`sync.plan_paths`), so an unchanged vault costs one empty read of the feed,
-whatever its size. The first call lists the whole vault (starting the feed first, so nothing
-between the two is lost), and so does any call after the feed answered "cannot tell" (queue
-overflow, a folder created, moved or deleted). With the feed working, a safety listing still runs
-every `rescan_seconds` (default 300 s); `0` lists before every call.
+whatever its size. The build lists the whole vault (starting the feed first, so nothing between
+the two is lost), and so does any call after the feed answered "cannot tell" (queue overflow, a
+folder created, moved or deleted). With the feed working, a safety listing still runs every
+`rescan_seconds` (default 300 s); `0` lists before every call. During the build, a call answering
+from the partial index re-indexes the notes it was told changed before answering (the build never
+overwrites them with an older read: see `index.build`); when the feed cannot tell (or there is
+none and a listing is due), the call lists the vault and re-reads what changed except the notes
+the build is still to read (after a feed that could not tell, the build lists again before it
+finishes, for what changed while it listed). So a note in the
+indexed part is fresh in every answer, and no note changed during the build ends up stale.
 
 Without the feed (not Linux, a network or FUSE file system, the inotify watch or instance limit
 reached, or the feed failed later) the index falls back to listing the whole vault and comparing
@@ -22,13 +50,14 @@ time. Listing costs about 10 µs per note (0.1 s at 10,000 notes), so there, edi
 programs become visible within 2 s on vaults up to ~20,000 notes, a few seconds beyond.
 
 Recovery. Any SQLite error while syncing or querying makes the index start over once from an
-empty database file; a second failure, or a database locked by another process for longer than
-the busy timeout, moves this process to a private in-memory index. Errors are logged, never
-shown to the caller.
+empty database file (with a new build); a second failure, or a database locked by another process
+for longer than the busy timeout, moves this process to a private in-memory index. A database
+file replaced under us is built again too. Errors are logged, never shown to the caller.
 
 Listeners (`sync.SyncListener`, in `listeners`) hear of every note each sync reads or drops, and
 of every start-over; the Dataview pages of `index.pages` are kept fresh that way, and so is the
-index of meanings, `vectors` (`index.vectors`: embedded in the background after each sync).
+index of meanings, `vectors` (`index.vectors`: embedded in the background after each sync, from
+the first call after the build; calls answering during the build leave it alone).
 """
 
 from __future__ import annotations
@@ -43,13 +72,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from obsidian_mcp.index import sync
+from obsidian_mcp.index.build import Build
 from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.progress import ProgressFn
+from obsidian_mcp.index.pool import default_workers, open_pool
+from obsidian_mcp.index.progress import IndexProgress, ProgressFn
 from obsidian_mcp.index.store import IndexStore, is_busy
 from obsidian_mcp.index.sync import SyncListener
 from obsidian_mcp.index.vectors import VaultVectors
 from obsidian_mcp.index.watch import ChangeFeed
-from obsidian_mcp.vault.paths import Vault
+from obsidian_mcp.vault.paths import NoteInfo, Vault
 
 if TYPE_CHECKING:
     from obsidian_mcp.semantic import Embedder
@@ -62,10 +93,12 @@ FEED_RESCAN_SECONDS = 300.0  # safety listing interval while the change feed wor
 
 
 class Snapshot:
-    """What an operation sees: the connection, and (loaded on first use) every note path."""
+    """What an operation sees: the connection, (loaded on first use) every note path, and how far
+    the build got when the operation answers from part of the index (`building`, else None)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, building: IndexProgress | None = None) -> None:
         self.conn = conn
+        self.building = building
 
     @cached_property
     def paths(self) -> frozenset[str]:
@@ -83,92 +116,257 @@ class VaultIndex:
         watch: bool = True,
         embedder: Embedder | None = None,
         semantic: bool = True,
+        workers: int | None = None,
     ) -> None:
         """`rescan_seconds`: how often the whole vault is listed (0: before every call; None: 300 s
         while the change feed works, 2 s without it). `watch=False` never starts the feed.
         `embedder`: the model of the index of meanings (None: the default, loaded on first use);
-        `semantic=False` keeps no index of meanings (benchmarks of the keyword index alone)."""
+        `semantic=False` keeps no index of meanings (benchmarks of the keyword index alone).
+        `workers`: processes parsing notes during a build (None: `pool.default_workers()`; 0: none)."""
         self.vault = vault
         self.store = IndexStore(location, vault.root, vault.exclusions.fingerprint)
         self.changes = changes
         self.rescan_seconds = rescan_seconds
         self.feed: ChangeFeed | None = ChangeFeed() if watch else None
+        self.lock = threading.Condition()  # the one lock; notified whenever the build progresses
+        self.epoch = 0  # grows whenever the database starts over or is replaced: a build lists again
+        self._workers = default_workers() if workers is None else workers
         self._feed_started = False
-        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None  # the connection the index was last synced on
+        self._build: Build | None = None  # the build under way
+        self._built = False  # a build completed on the current database
+        self._background = False  # `start` was called: calls that can, answer during a build
         self._last_listing: float | None = None
         self._listing_seconds = 0.0
         self._indexed = 0
+        self._build_indexed = 0  # notes the last build (re)indexed, counted by the next `refresh`
         self.vectors = VaultVectors(vault, self.store, embedder, enabled=semantic)
         self.listeners: list[SyncListener] = [self.vectors]  # add before the first call; told under the lock
 
-    def run(self, op: Callable[[Snapshot], T], progress: ProgressFn | None = None, *, full: bool = False) -> T:
+    def start(self) -> None:
+        """Build now, in the background, and from now on let the calls that can answer from part of
+        the index while a build runs (see the module docstring). Called by a server about to serve."""
+        with self.lock:
+            self._background = True
+            if self._build is None and not self._built:
+                self._begin_build()
+
+    def run(
+        self,
+        op: Callable[[Snapshot], T],
+        progress: ProgressFn | None = None,
+        *,
+        full: bool = False,
+        partial: bool = False,
+    ) -> T:
         """Sync, then `op(snapshot)`; domain errors from either propagate unchanged. `full` forces
-        a listing of the whole vault whatever the rescan interval."""
+        a listing of the whole vault (unless one began since this call did). `partial`: `op` may
+        answer from part of the index while a large build runs (`snapshot.building` says how far
+        it got); otherwise the call waits for the build, reporting its progress."""
         self.vault.check_available()
-        with self._lock:
-            if full:
-                self._last_listing = None
-            failures = 0
+        asked = time.monotonic()
+        failures = 0
+        with self.lock:
             while True:
                 try:
-                    conn = self.store.connect()
-                    self._sync(conn, progress)
+                    build = self._await_build(progress, partial)
+                    conn = self.connect()
+                    if build is not None:
+                        self._sync_during(conn, build)
+                        return op(Snapshot(conn, build.progress))
+                    if not self._built:
+                        continue  # the database was replaced while this call waited: build again
+                    if full and (self._last_listing is None or self._last_listing < asked):
+                        self._last_listing = None
+                    self._sync(conn, progress, asked)
                     self.vectors.synced(conn)  # after connect(): see index.vectors
                     return op(Snapshot(conn))
                 except sqlite3.Error as exc:
                     failures += 1
-                    self._forget()
-                    log.warning("search index failure", extra={"sqlite_error": str(exc)[:200], "attempt": failures})
-                    if self.store.in_memory and failures > 2:
-                        raise
-                    if is_busy(exc) or failures > 1:
-                        self.store.use_memory("the index database is locked or keeps failing")
-                    else:
-                        self.store.reset("the index database failed")
-                    for listener in self.listeners:
-                        listener.index_reset()
+                    self.recover(exc, failures)
                 except BaseException:
                     self._forget()
                     raise
 
     def refresh(self, progress: ProgressFn | None = None, *, full: bool = True) -> int:
         """Bring the index up to date now (with a full listing unless `full=False`); returns the
-        number of notes (re)indexed."""
+        number of notes (re)indexed, a build this call waited for included."""
         return self.run(lambda snapshot: self._indexed, progress, full=full)
 
     def close(self) -> None:
-        """Stop the change feed and the embedding (the index stays usable, by periodic listing,
-        without search by meaning)."""
-        with self._lock:
+        """Stop the build, the change feed and the embedding (the index stays usable, by periodic
+        listing, without search by meaning)."""
+        build = self._build
+        if build is not None:
+            build.stop()  # without the lock: the batch it is writing needs it
+        with self.lock:
             self.vectors.stop()
             if self.feed is not None:
                 self.feed.close()
                 self.feed = None
 
+    # -- for `index.build`, under the lock ---------------------------------------------------------
+
+    def connect(self) -> sqlite3.Connection:
+        """The store's connection; a new one (the file was replaced, or the index started over)
+        means a new database, which a build must fill."""
+        conn = self.store.connect()
+        if conn is not self._conn:
+            if self._conn is not None:
+                self._start_over()
+            self._conn = conn
+        return conn
+
+    def start_feed(self) -> None:
+        """Start the change feed, once per process (a failure is logged once, then listing takes over)."""
+        if self.feed is not None and not self._feed_started:
+            self._feed_started = True
+            if not self.feed.start(self.vault.root, self.vault.exclusions):
+                self.feed = None
+
+    def recover(self, exc: sqlite3.Error, failures: int) -> None:
+        """After an SQLite error: start over from an empty database file, or from memory when the
+        file is locked or keeps failing; raises when even memory fails again."""
+        self._forget()
+        log.warning("search index failure", extra={"sqlite_error": str(exc)[:200], "attempt": failures})
+        if self.store.in_memory and failures > 2:
+            raise exc
+        if is_busy(exc) or failures > 1:
+            self.store.use_memory("the index database is locked or keeps failing")
+        else:
+            self.store.reset("the index database failed")
+        self._start_over()
+        for listener in self.listeners:
+            listener.index_reset()
+
+    def build_done(self, build: Build, listed_at: float, listing_seconds: float) -> None:
+        """The build wrote every note of its last listing: the index is complete."""
+        if self._last_listing is None or self._last_listing < listed_at:
+            self._last_listing, self._listing_seconds = listed_at, listing_seconds
+        self._built = True
+        self._build_indexed = build.indexed
+        self._build = None
+        # The vectors start with the next call that syncs (`run`), not here: a session that never
+        # searches, or only reads notes, never loads numpy and the model.
+
+    def build_ended(self, build: Build) -> None:
+        """The build's thread is ending (done, stopped or failed): wake every call waiting for it."""
+        build.finished = True
+        if self._build is build:
+            self._build = None
+        self.lock.notify_all()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _begin_build(self) -> Build:
+        pool = open_pool(self.vault, self._workers) if self._workers else None
+        build = self._build = Build(self, pool)
+        build.start()
+        return build
+
+    def _await_build(self, progress: ProgressFn | None, partial: bool) -> Build | None:
+        """The build a `partial` call goes ahead of, or None once the index is built: waits for it
+        otherwise (starting it if none ran yet), reporting each batch written. Raises the error
+        that ended the build waited for."""
+        joined: Build | None = None  # the build this call waits for
+        seen = 0  # its progress points reported so far
+        while True:
+            if joined is not None:
+                fresh = joined.points.since(seen)
+                seen += len(fresh)
+                self._report(fresh, progress)
+                if joined.finished and joined.error is not None:
+                    raise joined.error
+            build = self._build
+            if build is None:
+                if self._built:
+                    return None
+                build = self._begin_build()
+            early = partial and self._background
+            if early and build.answers_early():
+                self._report([build.progress], progress)
+                return build
+            if build is not joined:
+                joined, seen = build, max(0, len(build.points) - 1)  # from where the build is now
+                continue
+            self.lock.wait(build.early_in() if early else None)
+
+    def _report(self, points: list[IndexProgress], progress: ProgressFn | None) -> None:
+        """Tell `progress` of these points of a large build, without holding the lock."""
+        points = [point for point in points if point.total >= sync.PROGRESS_MIN]
+        if progress is None or not points:
+            return
+        self.lock.release()
+        try:
+            for point in points:
+                progress(point.done, point.total)
+        finally:
+            self.lock.acquire()
+
+    def _start_over(self) -> None:
+        """The database is new: build it again (a running build lists again into it)."""
+        self.epoch += 1
+        self._built = False
+
     def _forget(self) -> None:
         """After a failure, list the whole vault next time: writes drained this time may be lost."""
         self._last_listing = None
+        if self._build is not None:
+            self._build.relist = True
 
-    def _sync(self, conn: sqlite3.Connection, progress: ProgressFn | None) -> None:
+    def _drain(self) -> set[Path] | None:
+        """The notes written through the server or named by the change feed since the last call;
+        None when the feed cannot tell (the whole vault must be listed)."""
         written = self.changes.drain() if self.changes is not None else set()
-        feed = self.feed
-        if feed is not None and not self._feed_started:
-            self._feed_started = True  # one attempt: a failure is logged once, then listing takes over
-            if not feed.start(self.vault.root, self.vault.exclusions):
-                feed = self.feed = None
-            self._last_listing = None  # list after starting, so nothing in between is missed
+        feed = self.feed if self._feed_started else None
         changed = feed.drain() if feed is not None else set()
         if feed is not None and not feed.active:
             self.feed = None  # it failed while re-watching (logged): back to periodic listing
+        if changed is None:
+            return None
+        return written | {self.vault.root / rel for rel in changed}
+
+    def _sync(self, conn: sqlite3.Connection, progress: ProgressFn | None, asked: float) -> None:
+        """Bring the index up to date for a call made at `asked` (a listing that began since counts)."""
+        changed = self._drain()
         now = time.monotonic()
-        if self._last_listing is None or changed is None or now - self._last_listing >= self._interval():
+        last = self._last_listing
+        if last is None or changed is None or (now - last >= self._interval() and last < asked):
             self._last_listing = now
             todo, gone = sync.plan_full(conn, self.vault.iter_notes())
             self._listing_seconds = time.monotonic() - now
         else:
-            changed_paths = {self.vault.root / rel for rel in changed}
-            todo, gone = sync.plan_paths(conn, self.vault, written | changed_paths)
-        self._indexed = sync.apply(conn, self.vault, todo, gone, progress, self.listeners) if todo or gone else 0
+            todo, gone = sync.plan_paths(conn, self.vault, changed)
+        indexed = sync.apply(conn, self.vault, todo, gone, progress, self.listeners) if todo or gone else 0
+        self._indexed, self._build_indexed = indexed + self._build_indexed, 0
+
+    def _sync_during(self, conn: sqlite3.Connection, build: Build) -> None:
+        """A call answering during the build: re-index the notes known to have changed. When the
+        feed cannot tell which (or there is no feed and a listing is due), list the vault and
+        re-index what changed, appeared or went, except the notes the build is still to read (it
+        lists again before it finishes, for what the feed lost while it was listing itself)."""
+        changed = self._drain()
+        todo, gone = sync.plan_paths(conn, self.vault, changed) if changed else ([], [])
+        last = max(self._last_listing or build.started, build.started)
+        if changed is None or (self.feed is None and time.monotonic() - last >= self._interval()):
+            build.relist |= changed is None
+            listed, went = self._list_during(conn, build)
+            taken = {info.rel for info in todo}
+            todo += [info for info in listed if info.rel not in taken]
+            gone = sorted({*gone, *went})
+        self._indexed = 0
+        if todo or gone:
+            build.touch([info.rel for info in todo] + gone)
+            self._indexed = sync.apply(conn, self.vault, todo, gone, None, self.listeners)
+
+    def _list_during(self, conn: sqlite3.Connection, build: Build) -> tuple[list[NoteInfo], list[str]]:
+        """A full listing compared with the index, leaving the build the notes it is still to read:
+        (notes to read now, notes gone)."""
+        started = time.monotonic()
+        todo, gone = sync.plan_full(conn, self.vault.iter_notes())
+        self._last_listing, self._listing_seconds = started, time.monotonic() - started
+        indexed = {row[0] for row in conn.execute("SELECT path FROM notes")}
+        return [info for info in todo if info.rel in indexed or not build.will_read(info.rel)], gone
 
     def _interval(self) -> float:
         """Seconds between full listings: `rescan_seconds` (or the default for the current mode),
