@@ -1,7 +1,8 @@
 """Assembles the obsidian-mcp server: the contract middleware, the vault, its index, and the tool modules.
 
 Read top-down: `models` (the contract's taxonomy) → `errors` (the one mapping of the domain's
-exceptions to it) → the domain: `warnings`, `dataview` (the pure Dataview query engine), `semantic`
+exceptions to it) → the domain: `warnings`, `structure` (how a note's text reads: prose, code,
+comments, headings), `dataview` (the pure Dataview query engine), `semantic`
 (the pure engine of search by meaning), `vault` (notes on disk, tasks), `index` (search, tags,
 links, moves, the pages Dataview queries, the vectors kept in step with the notes) →
 `tools` (thin MCP functions returning the domain's typed results) → this module → `cli`. Imports
@@ -56,6 +57,15 @@ class Config:
 class Assembled:
     server: ContractServer
     index: VaultIndex  # for tests and benchmarks: e.g. `index.vectors.wait()`
+
+    def start(self) -> None:
+        """What a process about to serve does first: build the index in the background, so that
+        calls answer while it builds (a server assembled in a test builds on its first call)."""
+        self.index.start()
+
+    def stop(self) -> None:
+        """When serving ended: stop the background work (build, change feed, embedding) cleanly."""
+        self.index.close()
 
 
 def build_server(config: Config) -> ContractServer:

@@ -290,7 +290,7 @@ class VaultPages:
         total = len(ids)
         for done, (note_id, (path, digest)) in enumerate(ids.items(), 1):
             try:
-                data = read_bytes(vault.ensure_inside(vault.root / path, path))
+                data = read_bytes(vault.listed_location(path))
                 info = os.stat(vault.root / path)
             except (OSError, VaultError):  # gone since the sync: its next sync drops it
                 continue

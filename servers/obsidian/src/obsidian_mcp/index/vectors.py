@@ -244,7 +244,7 @@ class VaultVectors:
         from obsidian_mcp.semantic import NoteText
 
         try:
-            data = read_bytes(self.vault.ensure_inside(self.vault.root / path, path))
+            data = read_bytes(self.vault.listed_location(path))
         except (OSError, VaultError):
             return None
         text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")

@@ -181,6 +181,8 @@ class Vault:
     def hides_at(self, rel: str, real: Path, *, folder: bool = False) -> bool:
         """`hides` for an entry reached as `rel` whose real location (inside the vault) is `real`:
         a symlink into a private folder is as private as the folder."""
+        if not self.exclusions:  # the common case, asked for every entry of a listing: no path work
+            return False
         if self.hides(rel, folder=folder):
             return True
         return real != self.root and self.hides(real.relative_to(self.root).as_posix(), folder=folder)
