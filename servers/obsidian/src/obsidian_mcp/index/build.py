@@ -31,12 +31,10 @@ next call starts a new build.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import sqlite3
 import threading
 import time
-import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import CancelledError, Future
@@ -46,6 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from obsidian_mcp.index import sync
+from obsidian_mcp.index.at_exit import stop_at_exit
 from obsidian_mcp.index.pool import ReadPool
 from obsidian_mcp.index.progress import IndexProgress, ProgressPoints
 from obsidian_mcp.index.sync import NoteRead
@@ -59,10 +58,6 @@ log = logging.getLogger("obsidian_mcp.index")
 PARTIAL_MIN = 1000  # a build with fewer notes to read (well under a second) is waited for by every call
 LISTING_WAIT = 0.5  # seconds a call waits for the listing before answering from the index as it is
 STOP_SECONDS = 5.0  # how long stopping waits for the batch in flight
-
-_live: weakref.WeakSet[Build] = weakref.WeakSet()
-_exit_hook = threading.Lock()
-_exit_registered = False
 
 
 class _Restart(Exception):
@@ -104,7 +99,7 @@ class Build:
     # -- for the index and its calls ------------------------------------------------------------
 
     def start(self) -> None:
-        _register(self)
+        stop_at_exit(self)
         self._thread.start()
 
     def stop(self, timeout: float = STOP_SECONDS) -> None:
@@ -292,18 +287,3 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-
-
-def _stop_all() -> None:
-    """At interpreter exit: let each build finish its batch rather than die inside a transaction."""
-    for build in list(_live):
-        build.stop()
-
-
-def _register(build: Build) -> None:
-    global _exit_registered
-    with _exit_hook:
-        _live.add(build)
-        if not _exit_registered:
-            atexit.register(_stop_all)
-            _exit_registered = True

@@ -27,16 +27,15 @@ keyword index (whose recovery would otherwise start over); searches by meaning t
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import sqlite3
 import sys
 import threading
-import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from obsidian_mcp.index.at_exit import stop_at_exit
 from obsidian_mcp.index.extract import NoteRecord
 from obsidian_mcp.index.store import BUSY_TIMEOUT_SECONDS, IndexStore
 from obsidian_mcp.vault.errors import VaultError
@@ -51,16 +50,6 @@ log = logging.getLogger("obsidian_mcp.index")
 CATCH_UP_NOTES = 200  # a backlog this small is embedded before a search by meaning answers (~0.2 s)
 CATCH_UP_SECONDS = 2.0  # the longest a search waits for it
 STOP_SECONDS = 2.0  # how long stopping waits for the batch in flight
-
-_live: weakref.WeakSet[VaultVectors] = weakref.WeakSet()
-_exit_hook = threading.Lock()
-_exit_registered = False
-
-
-def _stop_all() -> None:
-    """At interpreter exit: let each builder finish its batch rather than die inside a transaction."""
-    for vectors in list(_live):
-        vectors.stop()
 
 
 def _single_threaded_blas() -> None:
@@ -196,7 +185,7 @@ class VaultVectors:
         with self._moves_lock:
             self._moves.clear()
         self.index, self.builder, self._loaded, self._source = index, builder, loaded, conn
-        _register(self)
+        stop_at_exit(self)
         builder.reconcile({path: digest for path, digest, _ in rows})
 
     def _semantic_index(self) -> SemanticIndex:
@@ -263,12 +252,3 @@ class VaultVectors:
                 conn.close()
             except sqlite3.Error:
                 log.debug("closing the semantic index connection failed", exc_info=True)
-
-
-def _register(vectors: VaultVectors) -> None:
-    global _exit_registered
-    with _exit_hook:
-        _live.add(vectors)
-        if not _exit_registered:
-            atexit.register(_stop_all)
-            _exit_registered = True
