@@ -87,14 +87,16 @@ class VaultVectors:
     # -- sync.SyncListener: called during the keyword index's sync, under its lock --------------
 
     def note_indexed(self, info: NoteInfo, data: bytes, digest: str, record: NoteRecord | None) -> None:
-        if record is None or self._stopped:  # same text as before: nothing to embed
+        # Same text as before: nothing to embed. Tables not open yet (the keyword build runs first):
+        # opening them reconciles every note anyway, so nothing is kept meanwhile (50k titles).
+        if record is None or self._stopped or self.builder is None:
             return
         self._titles[info.rel] = record.title
         self._removed.discard(info.rel)
         self._changed[info.rel] = None
 
     def note_dropped(self, rel: str) -> None:
-        if self._stopped:
+        if self._stopped or self.builder is None:
             return
         self._titles.pop(rel, None)
         self._changed.pop(rel, None)
