@@ -30,7 +30,7 @@ from obsidian_mcp.dataview import (
     parse_query,
 )
 from obsidian_mcp.index.pages import VaultPages
-from obsidian_mcp.index.progress import IndexProgress, ProgressFn
+from obsidian_mcp.index.progress import IndexProgress, ProgressFn, partial_answer
 from obsidian_mcp.index.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
 from obsidian_mcp.index.results import QueryGroup, QueryNotesResult, QueryRow, QueryTask, QueryTaskGroup
 from obsidian_mcp.index.vault_index import Snapshot
@@ -74,8 +74,7 @@ def query_notes(
     if isinstance(ran.outcome, QueryError):
         raise ran.outcome
     answer = _answer(ran.outcome)
-    if ran.building is not None:  # answered from the notes indexed so far
-        answer.warnings.append(warnings.index_building(ran.building.done, ran.building.total, keywords=True))
+    answer.warnings.extend(partial_answer(ran.building))  # answered from the notes indexed so far?
     return answer
 
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from obsidian_mcp import warnings
+from obsidian_mcp.models import ToolWarning
+
 ProgressFn = Callable[[int, int], None]
 """Called with (notes done, notes to do) while many notes are (re)indexed."""
 
@@ -24,6 +27,12 @@ class IndexProgress:
     done: int
     total: int
     listing: bool = False
+
+
+def partial_answer(building: IndexProgress | None) -> list[ToolWarning]:
+    """The `INDEX_BUILDING` warning of an answer drawn from the part of the keyword index built so
+    far (`building`: how far; None for a complete index, which warrants none)."""
+    return [] if building is None else [warnings.index_building(building.done, building.total, keywords=True)]
 
 
 class ProgressPoints:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from obsidian_mcp import warnings
 from obsidian_mcp.index.filters import folder_clause, tag_keys, tags_clause
-from obsidian_mcp.index.progress import ProgressFn
+from obsidian_mcp.index.progress import ProgressFn, partial_answer
 from obsidian_mcp.index.query import Query, parse_query
 from obsidian_mcp.index.results import SearchHit, SearchResult, SimilarHit, SimilarResult
 from obsidian_mcp.index.store import COLUMNS, WEIGHTS
@@ -135,12 +135,6 @@ def search_notes(
     return index.run(lambda snapshot: _by_meaning(snapshot, index.vectors, asked), progress, partial=True)
 
 
-def _building(snapshot: Snapshot) -> list[ToolWarning]:
-    """`INDEX_BUILDING` when the snapshot is part of an index still being built, else nothing."""
-    building = snapshot.building
-    return [] if building is None else [warnings.index_building(building.done, building.total, keywords=True)]
-
-
 def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> SearchResult:
     conn = snapshot.conn
     try:
@@ -150,7 +144,7 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
             raise
         log.warning("FTS5 refused a parsed query; scanning instead", extra={"sqlite_error": str(exc)[:200]})
         scanned = _scan(conn, query, folder_rel, keys, limit)
-        scanned.warnings.extend(_building(snapshot))
+        scanned.warnings.extend(partial_answer(snapshot.building))
         return scanned
     notes = _notes(conn, [note_id for note_id, _ in ranked])
     hits = sorted(((rank, *notes[note_id]) for note_id, rank in ranked if note_id in notes), key=lambda h: h[:2])
@@ -158,7 +152,7 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
         _hit(path, title, -rank, locate(query.terms, columns, json.loads(headings)))
         for rank, path, title, headings, columns in hits
     ]
-    return SearchResult(results=results, total=total, warnings=_building(snapshot))
+    return SearchResult(results=results, total=total, warnings=partial_answer(snapshot.building))
 
 
 def _ranked(
@@ -390,7 +384,7 @@ def _by_meaning(snapshot: Snapshot, vectors: VaultVectors, asked: _Asked) -> Sea
     from obsidian_mcp.semantic import fuse, needs_fallback
 
     conn = snapshot.conn
-    found = _building(snapshot)  # the vectors are built after the keyword index: none to search yet
+    found = partial_answer(snapshot.building)  # the vectors are built after the keyword index: none to search yet
     usable = not found and _state(vectors, found)
     allow = _allowed(conn, asked)
     semantic = _semantic(vectors, asked, allow, found) if usable else []
