@@ -119,7 +119,7 @@ def test_the_change_feed_does_not_watch_excluded_folders(private: Vault) -> None
 def test_an_index_built_under_other_patterns_is_rebuilt(tmp_path: Path, private: Vault) -> None:
     location = tmp_path / "index" / "index.sqlite3"
     first = IndexStore(location, private.root, "")
-    first.connect().execute("INSERT INTO notes VALUES (1, 'Journal/2026/Day.md', 0, 0, '', 0, 't', '')")
+    first.connect().execute("INSERT INTO notes VALUES (1, 'Journal/2026/Day.md', 0, 0, '', 0, 't', '', 1)")
     first.close()
     again = IndexStore(location, private.root, "")
     assert again.connect().execute("SELECT count(*) FROM notes").fetchone()[0] == 1

@@ -30,11 +30,18 @@ _QUOTE_PREFIX = re.compile(r"(?:[ \t]*>)+[ \t]?")
 
 
 @dataclass(frozen=True)
-class BodyMetadata:
-    """Page-level fields, all list items, and the tags (with `#`) and wiki-link texts outside code."""
+class NoteMetadata:
+    """What queries read of a body: its page-level fields and all its list items (tasks and plain
+    bullets), line numbers counted from the body's first line. The index stores it in its tables."""
 
     fields: tuple[InlineField, ...]
     items: tuple[ListItem, ...]
+
+
+@dataclass(frozen=True)
+class BodyMetadata(NoteMetadata):
+    """`NoteMetadata` plus the tags (with `#`) and wiki-link texts outside code."""
+
     tags: tuple[str, ...] = ()
     links: tuple[str, ...] = ()
 
@@ -112,7 +119,8 @@ class _Scanner:
 
 
 def _heading_lines(structure: BodyStructure) -> dict[int, tuple[str | None, str | None]]:
-    """For each line of a heading: (text to read fields from, the section it starts or None)."""
+    """For each line of a heading (numbered as in `structure`): (text to read fields from, the
+    section it starts or None)."""
     found: dict[int, tuple[str | None, str | None]] = {}
     lines = {line.number: line for line in structure.lines}
     for heading in structure.headings:
@@ -130,18 +138,26 @@ def _heading_lines(structure: BodyStructure) -> dict[int, tuple[str | None, str 
 
 def scan_body(body: str) -> BodyMetadata:
     """Page-level fields and all list items of a note body (without its frontmatter)."""
+    return scan_structure(read_body(body))
+
+
+def scan_structure(structure: BodyStructure, first_line: int = 1) -> BodyMetadata:
+    """`scan_body` of a body already read, whose first line is line `first_line` of what
+    `structure` numbers (a note read whole with `read_body(text, body_offset)`): the metadata's
+    lines are counted from the body's first line all the same."""
     scanner = _Scanner()
-    structure = read_body(body)
+    shift = first_line - 1
     headings = _heading_lines(structure) if structure.headings else {}
     for line in structure.lines:
+        number = line.number - shift
         if line.kind == "code":
             scanner.previous = "code"
         elif line.kind == "comment":
-            scanner.line(line.number, "")
+            scanner.line(number, "")
         elif line.number in headings:
-            scanner.heading(line.number, *headings[line.number])
+            scanner.heading(number, *headings[line.number])
         else:
-            scanner.line(line.number, line.without_comments())
+            scanner.line(number, line.without_comments())
     return scanner.result()
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from obsidian_mcp.dataview.extract import NoteMetadata
 
 # resolve(link target as written, path of the note it is written in) -> vault path, or None
 Resolver = Callable[[str, str | None], str | None]
@@ -17,7 +20,9 @@ class Page:
 
     `path` is vault-relative (`Projects/Alpha.md`); `frontmatter` is the parsed YAML; `body` is
     the markdown after the frontmatter, whose first line is line `body_start_line` of the file
-    (task line numbers are file lines). `outlinks` / `inlinks` are resolved vault paths; `tags`
+    (task line numbers are file lines). `metadata`, when given, is what was already read from
+    that body (its fields and list items, as `extract.scan_body` reads them): the server's index
+    stores it, so its pages carry it and no body. `outlinks` / `inlinks` are resolved vault paths; `tags`
     are the note's explicit tags with `#` (frontmatter and body). Pages compare by identity: the
     engine caches what it derives from a page on the object (`derived`), so a changed note is a
     new `Page`.
@@ -34,6 +39,7 @@ class Page:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     body_start_line: int = 1
+    metadata: NoteMetadata | None = None
     # What the engine derived from the page (`records.record_of`), kept on the page itself.
     derived: object = field(default=None, init=False, repr=False, compare=False)
 

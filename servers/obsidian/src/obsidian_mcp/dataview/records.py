@@ -14,7 +14,7 @@ from typing import Any
 
 from obsidian_mcp.dataview.coerce import frontmatter_value, raw_frontmatter_value
 from obsidian_mcp.dataview.dates import from_date, naive
-from obsidian_mcp.dataview.extract import BodyMetadata, scan_body
+from obsidian_mcp.dataview.extract import NoteMetadata, scan_body
 from obsidian_mcp.dataview.fields import merge_fields, typed_fields
 from obsidian_mcp.dataview.list_objects import list_objects
 from obsidian_mcp.dataview.page import Page
@@ -152,7 +152,7 @@ class PageRecord:
 
     def __init__(self, page: Page) -> None:
         self.page = page
-        self._body: BodyMetadata | None = None
+        self._body: NoteMetadata | None = None
         self._list_objects: list[dict[str, Value]] | None = None
         self._row: PageRow | None = None
         self._fields: dict[str, Value] | None = None
@@ -183,9 +183,9 @@ class PageRecord:
         return self._fields
 
     @property
-    def body(self) -> BodyMetadata:
+    def body(self) -> NoteMetadata:
         if self._body is None:
-            self._body = scan_body(self.page.body)
+            self._body = self.page.metadata if self.page.metadata is not None else scan_body(self.page.body)
         return self._body
 
     @property
@@ -208,6 +208,8 @@ def reuse_derived(old: Page, new: Page) -> None:
     rebuilt with the same path, frontmatter and body but other metadata (links, times)."""
     previous = old.derived
     if not isinstance(previous, PageRecord) or old.path != new.path or old.body != new.body:
+        return
+    if old.metadata is not new.metadata and old.metadata != new.metadata:
         return
     if old.frontmatter is not new.frontmatter and old.frontmatter != new.frontmatter:
         return

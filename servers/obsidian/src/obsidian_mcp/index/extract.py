@@ -5,16 +5,23 @@ Text columns keep the note's line structure: line *n* of the note is line *n* of
 match found in a column is also a line number. `body` is prose including heading lines, `code` is
 fenced code (fences included), `frontmatter` is the YAML block with the keys stripped (values as
 text). Title: frontmatter `title`, else the first H1, else the file name.
+
+For Dataview queries it also keeps the parsed frontmatter and what `dataview.extract` reads of the
+body (inline fields, list items and tasks), which `index.metadata` stores in their own tables.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from obsidian_mcp.structure import read_body
 from obsidian_mcp.vault.links import is_note_target, link_key, stem
 from obsidian_mcp.vault.markdown import iter_lines, parse_note, split_frontmatter
+
+if TYPE_CHECKING:
+    from obsidian_mcp.dataview.extract import NoteMetadata
 
 MAX_INDEXED_CHARS = 4_000_000  # a bigger note is indexed up to here
 # `key:` / `- key:` / `- ` at the start of a YAML line: dropped, the value stays.
@@ -40,6 +47,9 @@ class NoteRecord:
     body: str
     frontmatter: str
     code: str
+    frontmatter_values: dict[str, Any]  # the parsed YAML, JSON-safe ({} when invalid)
+    body_line: int  # the file line the body starts on
+    metadata: NoteMetadata  # fields and list items of the body, lines counted from `body_line`
 
 
 def _scalars(value: Any) -> list[str]:
@@ -68,6 +78,8 @@ def _frontmatter_column(text: str) -> str:
 def extract(text: str, rel: str) -> NoteRecord:
     """Everything the index keeps about the note `rel` whose text is `text`. Never raises on
     content: invalid frontmatter counts as none."""
+    from obsidian_mcp.dataview.extract import NoteMetadata, scan_structure  # not at start-up
+
     text = text[:MAX_INDEXED_CHARS]
     parsed = parse_note(text, rel, strict=False)
     before = text.count("\n", 0, parsed.body_offset)
@@ -87,6 +99,7 @@ def extract(text: str, rel: str) -> NoteRecord:
         for link in parsed.links
         if link.target.strip() and is_note_target(link.target)
     ]
+    scanned = scan_structure(read_body(text, parsed.body_offset), before + 1)  # parse_note's, cached
     return NoteRecord(
         title=title,
         aliases=aliases,
@@ -96,4 +109,7 @@ def extract(text: str, rel: str) -> NoteRecord:
         body=_trimmed(body),
         frontmatter=_frontmatter_column(text),
         code=_trimmed(code),
+        frontmatter_values=fm,
+        body_line=before + 1,
+        metadata=NoteMetadata(scanned.fields, scanned.items),
     )

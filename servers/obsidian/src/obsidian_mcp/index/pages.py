@@ -1,13 +1,14 @@
 """The indexed notes as Dataview pages, kept in step with the index, for `query_notes`.
 
-`VaultPages` holds one `dataview.Page` per indexed note (frontmatter, body, size, times, tags,
-aliases, outlinks and inlinks resolved like `get_backlinks` resolves them) and answers the
-engine's FROM primitives from its own indexes: tag → notes, sorted paths (folders), inlinks.
+`VaultPages` holds one `dataview.Page` per indexed note (frontmatter, inline fields and list
+items, size, times, tags, aliases, outlinks and inlinks resolved like `get_backlinks` resolves
+them; no note text) and answers the engine's FROM primitives from its own indexes: tag → notes,
+sorted paths (folders), inlinks.
 
-Built lazily, on the first query: every note the index knows is read once; tags and links come
-from the index's tables (what `list_tags` and `get_backlinks` see), frontmatter from the file.
-From then on it is a `sync.SyncListener`: each sync tells it which notes were read (with their
-bytes and extracted record) or dropped, and only those pages are rebuilt, never the whole vault.
+Built lazily, on the first query, from the index's tables alone: tags and links (what `list_tags`
+and `get_backlinks` see), frontmatter, fields and list items (`index.metadata`); no note is read.
+From then on it is a `sync.SyncListener`: each sync tells it which notes were read (with the
+record extracted from them) or dropped, and only those pages are rebuilt, never the whole vault.
 Link resolution is incremental too: adding or removing a note re-resolves only the links that
 could name it (same base name), and a page whose links or inlinks changed but whose text did not
 keeps what the engine derived from its text (`dataview.records.reuse_derived`).
@@ -23,19 +24,17 @@ import logging
 import os
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator, KeysView, Mapping, Sequence, Set
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, KeysView, Sequence, Set
+from typing import TYPE_CHECKING
 
-from obsidian_mcp.index.extract import MAX_INDEXED_CHARS, NoteRecord, extract
+from obsidian_mcp.index import metadata
+from obsidian_mcp.index.extract import NoteRecord, extract
+from obsidian_mcp.index.page_notes import PageNote, RawLink
 from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
-from obsidian_mcp.vault import markdown
-from obsidian_mcp.vault.errors import DocumentParseError, VaultError
 from obsidian_mcp.vault.links import Resolver, link_key, nfc_casefold, stem
 from obsidian_mcp.vault.markdown import Link
 from obsidian_mcp.vault.paths import NoteInfo
-from obsidian_mcp.vault.storage import etag_of, read_bytes
 
 if TYPE_CHECKING:
     from obsidian_mcp.dataview.page import Page
@@ -45,120 +44,13 @@ log = logging.getLogger("obsidian_mcp.index")
 PROGRESS_EVERY = 500  # notes between progress reports of a first build
 _EMPTY: frozenset[str] = frozenset()
 
-RawLink = tuple[str, str]  # (kind, target as written): what resolution needs of a link
-
-
-class _Note:
-    """What is kept of one note; `page` is None until rebuilt after a change."""
-
-    __slots__ = (
-        "aliases",
-        "body",
-        "body_start_line",
-        "ctime",
-        "digest",
-        "frontmatter",
-        "frontmatter_links",
-        "inlinks",
-        "links",
-        "mtime",
-        "outlinks",
-        "page",
-        "path",
-        "size",
-        "tags",
-    )
-
-    def __init__(self, path: str, digest: str, size: int, mtime: float, ctime: float) -> None:
-        self.path, self.digest, self.size, self.mtime, self.ctime = path, digest, size, mtime, ctime
-        self.frontmatter: Mapping[str, Any] = _NO_FRONTMATTER
-        self.body = ""
-        self.body_start_line = 1
-        self.tags: tuple[str, ...] = ()
-        self.aliases: tuple[str, ...] = ()
-        self.links: tuple[RawLink, ...] = ()
-        self.frontmatter_links: tuple[RawLink, ...] = ()
-        self.outlinks: tuple[str, ...] = ()
-        self.inlinks: set[str] = set()
-        self.page: Page | None = None
-
-    def read_text(self, text: str, aliases: Sequence[str]) -> None:
-        """Frontmatter (parsed when first used) and body from the note's text; `aliases` as the
-        index extracted them."""
-        text = text[:MAX_INDEXED_CHARS]
-        offset = markdown.body_start(text)
-        if text[:offset].strip("\ufeff"):
-            self.frontmatter = _Frontmatter(text[:offset], self.path)
-        self.body = text[offset:]
-        self.body_start_line = text.count("\n", 0, offset) + 1
-        self.aliases = tuple(aliases)
-        self.frontmatter_links = _frontmatter_links(text[:offset])
-
-    def build(self) -> Page:
-        from obsidian_mcp.dataview.page import Page  # the engine loads on the first query
-
-        return Page(
-            path=self.path,
-            frontmatter=self.frontmatter,
-            body=self.body,
-            size=self.size,
-            ctime=datetime.fromtimestamp(self.ctime),
-            mtime=datetime.fromtimestamp(self.mtime),
-            outlinks=self.outlinks,
-            inlinks=tuple(sorted(self.inlinks)),
-            tags=self.tags,
-            aliases=self.aliases,
-            body_start_line=self.body_start_line,
-        )
-
-
-class _Frontmatter(Mapping[str, Any]):
-    """A note's frontmatter, parsed from its YAML block on first use: a query reads the fields of
-    only some notes, and YAML is most of what building a page costs. Invalid YAML counts as none."""
-
-    __slots__ = ("_block", "_data", "_path")
-
-    def __init__(self, block: str, path: str) -> None:
-        self._block, self._path = block, path
-        self._data: dict[str, Any] | None = None
-
-    def parsed(self) -> dict[str, Any]:
-        if self._data is None:
-            try:
-                self._data = markdown.load_frontmatter(self._block, self._path)[0]
-            except DocumentParseError:
-                self._data = {}
-            self._block = ""
-        return self._data
-
-    def __getitem__(self, key: str) -> Any:
-        return self.parsed()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.parsed())
-
-    def __len__(self) -> int:
-        return len(self.parsed())
-
-
-_NO_FRONTMATTER: Mapping[str, Any] = {}
-
-
-def _frontmatter_links(block: str) -> tuple[RawLink, ...]:
-    """`[[links]]` in the frontmatter block, which Obsidian and Dataview count as the note's links
-    (read from the YAML text as written, so the YAML is parsed only when a query reads fields)."""
-    if "[[" not in block:
-        return ()
-    found = (markdown.wikilink_at(m, 0).target for m in markdown.WIKILINK.finditer(block))
-    return tuple(("wikilink", target) for target in found if target.strip())
-
 
 class VaultPages:
     """The `dataview.IndexedPages` of one vault's index. Register it before the index's first call."""
 
     def __init__(self, index: VaultIndex) -> None:
         self.index = index
-        self._notes: dict[str, _Note] | None = None  # None: not built (or dropped after a reset)
+        self._notes: dict[str, PageNote] | None = None  # None: not built (or dropped after a reset)
         self._resolver = Resolver(())
         self._by_key: dict[str, set[str]] = defaultdict(set)  # link key -> notes with such a link
         self._tagged: dict[str, set[str]] = defaultdict(set)  # lower-case tag (parents too) -> notes
@@ -273,9 +165,7 @@ class VaultPages:
 
     def _build(self, conn: sqlite3.Connection, progress: ProgressFn | None) -> None:
         self.index_reset()
-        ids: dict[int, tuple[str, str]] = {
-            note_id: (path, digest) for note_id, path, digest in conn.execute("SELECT id, path, hash FROM notes")
-        }
+        rows = conn.execute("SELECT id, path, hash, size, mtime, body_line FROM notes").fetchall()
         tags: dict[int, list[str]] = defaultdict(list)
         for note_id, tag in conn.execute("SELECT note_id, tag FROM tags ORDER BY rowid"):
             tags[note_id].append(tag)
@@ -285,25 +175,17 @@ class VaultPages:
         aliases: dict[int, list[str]] = {
             note_id: text.split("\n") for note_id, text in conn.execute("SELECT id, aliases FROM content") if text
         }
-        notes: dict[str, _Note] = {}
-        vault = self.index.vault
-        total = len(ids)
-        for done, (note_id, (path, digest)) in enumerate(ids.items(), 1):
+        stored = metadata.read_all(conn, {row[0]: row[5] for row in rows})
+        notes: dict[str, PageNote] = {}
+        root = self.index.vault.root
+        total = len(rows)
+        for done, (note_id, path, digest, size, mtime, body_line) in enumerate(rows, 1):
             try:
-                data = read_bytes(vault.listed_location(path))
-                info = os.stat(vault.root / path)
-            except (OSError, VaultError):  # gone since the sync: its next sync drops it
-                continue
-            note = _Note(path, etag_of(data), len(data), info.st_mtime, info.st_ctime)
-            text = data.decode("utf-8", errors="replace")
-            if note.digest == digest:
-                note.read_text(text, aliases.get(note_id, ()))
-                note.tags = tuple("#" + tag for tag in tags[note_id])
-                note.links = (*note.frontmatter_links, *links[note_id])
-            else:  # changed since the index read it: extract it now (its next sync tells us again)
-                record = extract(text, path)
-                note.read_text(text, record.aliases)
-                self._set_metadata(note, record)
+                ctime = os.stat(root / path).st_ctime
+            except OSError:  # gone since the sync: its next sync drops it
+                ctime = mtime
+            note = PageNote(path, digest, size, mtime, ctime)
+            note.from_tables(stored.get(note_id), body_line, aliases.get(note_id, ()), tags[note_id], links[note_id])
             notes[path] = note
             if progress is not None and total >= PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
                 progress(done, total)
@@ -327,11 +209,10 @@ class VaultPages:
             ctime = os.stat(self.index.vault.root / info.rel).st_ctime
         except OSError:
             ctime = info.mtime
-        note = _Note(info.rel, digest, len(data), info.mtime, ctime)
-        text = data.decode("utf-8", errors="replace")
-        record = record if record is not None else extract(text, info.rel)
-        note.read_text(text, record.aliases)
-        self._set_metadata(note, record)
+        note = PageNote(info.rel, digest, len(data), info.mtime, ctime)
+        if record is None:  # unchanged for the index, but new to the pages
+            record = extract(data.decode("utf-8", errors="replace"), info.rel)
+        note.from_record(record)
         if old is not None:
             self._forget_metadata(old)
             note.inlinks = old.inlinks
@@ -346,12 +227,7 @@ class VaultPages:
         self._relink.add(info.rel)
         self._stale.add(info.rel)
 
-    @staticmethod
-    def _set_metadata(note: _Note, record: NoteRecord) -> None:
-        note.tags = tuple("#" + tag for tag in record.tags)
-        note.links = (*note.frontmatter_links, *((link.kind, link.target) for link in record.links))
-
-    def _remember_metadata(self, note: _Note) -> None:
+    def _remember_metadata(self, note: PageNote) -> None:
         from obsidian_mcp.dataview.records import full_tags
 
         for tag in {tag.lower() for tag in full_tags(note.tags)}:
@@ -359,7 +235,7 @@ class VaultPages:
         for _, target in note.links:
             self._by_key[link_key(target)].add(note.path)
 
-    def _forget_metadata(self, note: _Note) -> None:
+    def _forget_metadata(self, note: PageNote) -> None:
         from obsidian_mcp.dataview.records import full_tags
 
         for tag in {tag.lower() for tag in full_tags(note.tags)}:

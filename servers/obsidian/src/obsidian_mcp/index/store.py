@@ -7,7 +7,8 @@ data or excluded paths, a file replaced underneath us) it is deleted and rebuilt
 the log. When it cannot be used at all (the folder is not writable, another process holds it
 locked for too long) the server keeps a private in-memory index instead.
 
-Text lives in `content`; `content_fts` is an external-content FTS5 index over it kept in step by
+Dataview's fields, inline fields, list items and tasks live in `fields` and `list_items` (see
+`index.metadata`). Text lives in `content`; `content_fts` is an external-content FTS5 index over it kept in step by
 triggers, so the stored text serves both ranking and the line/snippet work after it.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 log = logging.getLogger("obsidian_mcp.index")
 
-SCHEMA_VERSION = 2  # bump whenever the schema or what `extract` stores changes: old indexes rebuild
+SCHEMA_VERSION = 3  # bump whenever the schema or what `extract` stores changes: old indexes rebuild
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_SECONDS = 10.0
 COLUMNS = ("title", "aliases", "headings", "tags", "body", "frontmatter", "code")
@@ -43,7 +44,8 @@ CREATE TABLE notes(
     hash TEXT NOT NULL,
     racy INTEGER NOT NULL,
     title TEXT NOT NULL,
-    headings TEXT NOT NULL
+    headings TEXT NOT NULL,
+    body_line INTEGER NOT NULL
 );
 CREATE TABLE content(id INTEGER PRIMARY KEY, {_column_list});
 CREATE VIRTUAL TABLE content_fts USING fts5(
@@ -64,6 +66,23 @@ CREATE TABLE links(
 );
 CREATE INDEX links_by_key ON links(key);
 CREATE INDEX links_by_note ON links(note_id);
+CREATE TABLE fields(
+    note_id INTEGER NOT NULL, item_line INTEGER, line INTEGER, col INTEGER,
+    source TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL
+);
+CREATE INDEX fields_by_note ON fields(note_id);
+CREATE TABLE list_items(
+    note_id INTEGER NOT NULL, line INTEGER NOT NULL, line_count INTEGER NOT NULL, parent_line INTEGER,
+    symbol TEXT NOT NULL, indent INTEGER NOT NULL, status TEXT, text TEXT NOT NULL, section TEXT,
+    block_id TEXT, tags TEXT NOT NULL, links TEXT NOT NULL,
+    due TEXT, scheduled TEXT, start TEXT, completion TEXT, created TEXT, cancelled TEXT,
+    priority TEXT, recurrence TEXT
+);
+CREATE INDEX list_items_by_note ON list_items(note_id);
+CREATE VIEW tasks AS
+    SELECT n.path, i.line, i.status, i.text, i.tags, i.section, i.parent_line, i.due, i.scheduled, i.start,
+           i.completion, i.created, i.cancelled, i.priority, i.recurrence
+    FROM list_items AS i JOIN notes AS n ON n.id = i.note_id WHERE i.status IS NOT NULL;
 """
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from obsidian_mcp.index import metadata
 from obsidian_mcp.index.extract import NoteRecord, extract
 from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.store import COLUMNS
@@ -179,14 +180,24 @@ def drop(conn: sqlite3.Connection, gone: Iterable[str], listeners: Sequence[Sync
 
 
 def _delete(conn: sqlite3.Connection, note_id: int) -> None:
+    metadata.delete(conn, note_id)
     for table, key in (("content", "id"), ("tags", "note_id"), ("links", "note_id"), ("notes", "id")):
         conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (note_id,))
 
 
 def _insert(conn: sqlite3.Connection, info: NoteInfo, digest: str, racy: bool, record: NoteRecord) -> int:
     cursor = conn.execute(
-        "INSERT INTO notes(path, mtime, size, hash, racy, title, headings) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (info.rel, info.mtime, info.size, digest, int(racy), record.title, json.dumps(record.headings)),
+        "INSERT INTO notes(path, mtime, size, hash, racy, title, headings, body_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            info.rel,
+            info.mtime,
+            info.size,
+            digest,
+            int(racy),
+            record.title,
+            json.dumps(record.headings),
+            record.body_line,
+        ),
     )
     note_id = cursor.lastrowid
     assert note_id is not None
@@ -211,6 +222,7 @@ def _insert(conn: sqlite3.Connection, info: NoteInfo, digest: str, racy: bool, r
         "INSERT INTO links(note_id, line, kind, target, embed, key) VALUES (?, ?, ?, ?, ?, ?)",
         [(note_id, link.line, link.kind, link.target, int(link.embed), link.key) for link in record.links],
     )
+    metadata.write(conn, note_id, record)
     return note_id
 
 
