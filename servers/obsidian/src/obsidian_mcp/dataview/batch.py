@@ -7,15 +7,17 @@ which is two to three times faster on a vault of thousands of notes. The values 
 of `compiler.compile_expr` (the same helpers decide them); any other node is evaluated row by row.
 `and`/`or` evaluate an operand only on the rows still undecided, so an operand is never evaluated
 where the row-by-row evaluator would not have. A failing row raises `EvalError` out of the batch;
-the caller then evaluates row by row to drop just the failing rows.
+the caller then evaluates row by row to drop just the failing rows. Fields and member chains over
+the rows a whole-vault query starts from are kept between queries (`columns`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from obsidian_mcp.dataview import syntax as s
 from obsidian_mcp.dataview.coerce import canonical_key
+from obsidian_mcp.dataview.columns import column, column_key, subset
 from obsidian_mcp.dataview.compiler import (
     COMPARISON_TESTS,
     NATIVE_EQUALITY,
@@ -51,11 +53,11 @@ def compile_batch(expr: s.Expr) -> Batch:
         case s.Variable(name=name) if name != "row":
             return _variable(expr)
         case s.Index(obj=obj, index=s.Literal_(value=str() as name)):
-            return _member(compile_batch(obj), name)
+            return _member(compile_batch(obj), name, column_key(expr))
         case s.Binary(op="&" | "|" as op):
             return _logic(op, [compile_batch(part) for part in _operands(expr, op)])
         case s.Binary(op=op) if op in COMPARISONS:
-            return _comparison(op, compile_batch(expr.left), expr.right)
+            return _comparison(op, compile_batch(expr.left), expr.right, column_key(expr.left))
         case s.Unary(op="!", operand=operand):
             inner = compile_batch(operand)
             return lambda rows, context: [
@@ -82,8 +84,12 @@ def _variable(expr: s.Variable) -> Batch:
     """A field: the exact key, else the canonical alias, else a global (`this`), as `compiler`."""
     name = expr.name
     alias = canonical_key(name)
+    key = column_key(expr)
 
     def variable(rows: Sequence[Row], context: EvalContext) -> list[Value]:
+        return column(key, rows, lambda some: lookup(some, context))
+
+    def lookup(rows: Sequence[Row], context: EvalContext) -> list[Value]:
         values: list[Value] = [row.get(name, MISSING) for row in rows]
         missing = [i for i, value in enumerate(values) if value is MISSING]
         if missing:
@@ -96,8 +102,11 @@ def _variable(expr: s.Variable) -> Batch:
     return variable
 
 
-def _member(target: Batch, name: str) -> Batch:
+def _member(target: Batch, name: str, key: Hashable | None) -> Batch:
     def member(rows: Sequence[Row], context: EvalContext) -> list[Value]:
+        return column(key, rows, lambda some: lookup(some, context))
+
+    def lookup(rows: Sequence[Row], context: EvalContext) -> list[Value]:
         objects = target(rows, context)
         values: list[Value] = [
             value.cached(name)  # `file.x` computed before: a dictionary lookup
@@ -114,7 +123,7 @@ def _member(target: Batch, name: str) -> Batch:
     return member
 
 
-def _comparison(op: str, left: Batch, right_expr: s.Expr) -> Batch:
+def _comparison(op: str, left: Batch, right_expr: s.Expr, left_key: Hashable | None) -> Batch:
     test = COMPARISON_TESTS[op]
     native = NATIVE_EQUALITY if op in ("=", "!=") else NATIVE_ORDER
     if is_constant(right_expr):
@@ -126,12 +135,15 @@ def _comparison(op: str, left: Batch, right_expr: s.Expr) -> Batch:
             constant = single({}, context)
             values = left(rows, context)
             if type(constant) is Link and op in ("=", "!="):  # `owner = [[Bob]]`: its key once, not per row
-                wanted, normalize, equal = sort_key(constant, context.normalize), context.normalize, op == "="
+                wanted, equal = sort_key(constant, context.normalize), op == "="
+                keys = column(
+                    ("link keys", left_key) if left_key is not None else None,
+                    rows,
+                    lambda _: [sort_key(value, context.normalize) if type(value) is Link else None for value in values],
+                )
                 return [
-                    (sort_key(value, normalize) == wanted) is equal
-                    if type(value) is Link
-                    else compare_op(op, value, constant, context)
-                    for value in values
+                    (link_key == wanted) is equal if link_key is not None else compare_op(op, value, constant, context)
+                    for value, link_key in zip(values, keys, strict=True)
                 ]
             kind = type(constant) if type(constant) in native else None
             if constant is None:
@@ -174,7 +186,7 @@ def _logic(op: str, parts: list[Batch]) -> Batch:
                 else:
                     undecided.append(index)
             pending = undecided
-            batch = [rows[index] for index in pending]
+            batch = subset(rows, pending)
         return result
 
     return logic

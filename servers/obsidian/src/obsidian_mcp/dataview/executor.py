@@ -17,6 +17,7 @@ from typing import Any
 
 from obsidian_mcp.dataview import syntax as s
 from obsidian_mcp.dataview.batch import compile_batch
+from obsidian_mcp.dataview.columns import SharedRows, subset
 from obsidian_mcp.dataview.compiler import compile_expr
 from obsidian_mcp.dataview.context import EvalContext
 from obsidian_mcp.dataview.errors import EvalError, QueryError
@@ -326,23 +327,52 @@ def _collect(path: str | None, task: dict[str, Value], into: set[tuple[str | Non
             _collect(path, child, into)
 
 
-# The starting entries of a query over every page of a source, while its page list stays the same.
-_STARTS: weakref.WeakKeyDictionary[PageSource, dict[str, tuple[Sequence[Page], list[Entry], list[Row]]]] = (
-    weakref.WeakKeyDictionary()
-)
+class _Start:
+    """The starting entries of a query type over every page of a source, their rows (with the
+    columns kept over them), and where each page's entries are among them."""
+
+    def __init__(self, pages: Sequence[Page], entries: list[Entry]) -> None:
+        self.pages = pages
+        self.entries = entries
+        self.rows = SharedRows(entry.data for entry in entries)
+        self._spans: dict[str, range] | None = None
+
+    def of(self, pages: Sequence[Page]) -> tuple[list[Entry], list[Row]]:
+        """The entries and rows of some of the pages (a FROM), picked from the shared ones."""
+        if self._spans is None:
+            self._spans = {}
+            for index, entry in enumerate(self.entries):
+                assert entry.path is not None
+                span = self._spans.get(entry.path)
+                self._spans[entry.path] = range(span.start if span else index, index + 1)
+        spans = self._spans
+        indices = [index for page in pages if page.path in spans for index in spans[page.path]]
+        return [self.entries[index] for index in indices], subset(self.rows, indices)
+
+
+# The starting entries of queries over every page of a source, by query type, while its page
+# list stays the same.
+_STARTS: weakref.WeakKeyDictionary[PageSource, dict[str, _Start]] = weakref.WeakKeyDictionary()
 
 
 def _starting(query: s.Query, pages: Sequence[Page], universe: Universe) -> tuple[list[Entry], list[Row] | None]:
     """`_initial` (and the entries' rows), kept for the whole page list of a source (queries
-    without FROM all start there); the lists are never changed by the commands."""
-    if pages is not universe.pages or universe.indexed is None:
+    without FROM all start there); a FROM's entries are picked from those once they exist. The
+    lists are never changed by the commands."""
+    if universe.indexed is None:
         return _initial(query, pages), None
     kept = _STARTS.setdefault(universe.source, {})
-    cached = kept.get(query.type)
-    if cached is None or cached[0] is not pages:
-        entries = _initial(query, pages)
-        cached = kept[query.type] = (pages, entries, [entry.data for entry in entries])
-    return cached[1], cached[2]
+    start = kept.get(query.type)
+    if start is not None and start.pages is not universe.pages:  # a page changed since
+        del kept[query.type]
+        start = None
+    if pages is not universe.pages:
+        if start is None:  # not worth deriving every page for: a FROM may read only a few
+            return _initial(query, pages), None
+        return start.of(pages)
+    if start is None:
+        start = kept[query.type] = _Start(pages, _initial(query, pages))
+    return start.entries, start.rows
 
 
 def _initial(query: s.Query, pages: Sequence[Page]) -> list[Entry]:

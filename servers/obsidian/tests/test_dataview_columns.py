@@ -1,0 +1,103 @@
+"""Columns kept between whole-vault queries (`dataview.columns`): every answer equals the one
+computed afresh, and no kept column outlives a change to any page.
+
+Regression guard: a kept column must never carry a value a later query should not see; a note
+edited between two queries, `this` (which depends on the note the query is written in), and a
+member that fails on rows a FROM left out are the ways it could."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from obsidian_mcp.dataview import QueryError, QueryResult, execute_query
+from obsidian_mcp.dataview.loader import load_vault
+from obsidian_mcp.index.pages import VaultPages
+from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.vault.paths import Vault
+
+FIXTURE = Path(__file__).parent / "fixtures" / "dataview_vault"
+TODAY = date(2024, 5, 1)
+# Whole-vault queries of each type first (they keep the starting rows and their columns), then
+# FROM queries picking from them, then members that fail on some rows only.
+QUERIES = [
+    'LIST WHERE status = "active"',
+    "TABLE status, file.mtime, file.tags SORT file.name",
+    "LIST WHERE owner = [[Bob]]",
+    "LIST WHERE owner != [[Bob]] AND status",
+    "TASK WHERE !completed AND due",
+    "TASK WHERE completed OR priority",
+    'TASK FROM #project WHERE !completed AND priority = "high"',
+    'TASK FROM "Tasks" WHERE !completed',
+    'LIST FROM #project WHERE status = "active"',
+    'TABLE status FROM "Projects" AND -#project/alpha WHERE file.tags',
+    "TABLE length(rows) AS n GROUP BY status",
+    "TABLE length(rows) AS n FROM #project GROUP BY status",
+    "LIST WHERE !status AND status.foo",
+    "LIST WHERE !status OR status.foo",
+    "LIST FROM #project WHERE status.foo",
+    "LIST WHERE file.name.x OR !file.name",
+]
+
+
+def make(root: Path) -> VaultPages:
+    return VaultPages(VaultIndex(Vault(root), None, rescan_seconds=0, watch=False))
+
+
+def answer(source: Any, query: str, resolver: Any = None, origin: str | None = None) -> object:
+    """What a query gives (rows, tasks, warnings), or the error it raises."""
+    try:
+        result: QueryResult = execute_query(query, source, resolver=resolver, origin=origin, today=TODAY, limit=None)
+    except QueryError as exc:
+        return ("error", str(exc))
+    return (
+        [(row.model_dump()) for row in result.rows],
+        [task.model_dump() for task in result.tasks],
+        [warning.message for warning in result.warnings],
+    )
+
+
+def through_index(pages: VaultPages, query: str, origin: str | None = None) -> object:
+    def op(snapshot: Any) -> object:
+        source = pages.current(snapshot)
+        return answer(source, query, source.resolve, origin)
+
+    return pages.index.run(op)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "vault")
+    return tmp_path / "vault"
+
+
+def test_answers_with_kept_columns_equal_answers_computed_afresh(vault: Path) -> None:
+    pages = make(vault)
+    fresh = {query: answer(load_vault(vault), query) for query in QUERIES}
+    for attempt in range(3):  # the first pass keeps the columns, the later ones read them
+        for query in QUERIES:
+            assert through_index(pages, query) == fresh[query], f"pass {attempt}: {query}"
+
+
+def test_a_kept_column_never_outlives_an_edit(vault: Path) -> None:
+    pages = make(vault)
+    queries = ['LIST WHERE status = "active"', "TASK WHERE !completed", 'LIST FROM #project WHERE status = "active"']
+    for query in queries:
+        through_index(pages, query)
+    beta = vault / "Projects" / "Beta.md"
+    beta.write_text(beta.read_text(encoding="utf-8").replace("Status: Blocked", "Status: active") + "\n- [ ] New\n")
+    for query in queries:
+        assert through_index(pages, query) == answer(load_vault(vault), query), query
+
+
+def test_this_is_read_from_the_note_the_query_is_written_in(vault: Path) -> None:
+    pages = make(vault)
+    query = "LIST WHERE status = this.status AND file.path != this.file.path"
+    first = through_index(pages, query, origin="Projects/Alpha.md")
+    other = through_index(pages, query, origin="Projects/Beta.md")
+    assert first == answer(load_vault(vault), query, origin="Projects/Alpha.md")
+    assert other == answer(load_vault(vault), query, origin="Projects/Beta.md")
+    assert first != other
