@@ -113,6 +113,18 @@ CASES: dict[str, Case] = {
     "a fence inside an HTML comment opens no code": Case(
         "<!-- ```\nhiddenword\n--> #seen seenword\n", "MMP", ("seen",)
     ),
+    "display math": Case(
+        "Para seenword\n$$\nx #hidden [[Hidden]] hidden:: 1\n- [ ] hidden task\n# hidden\n$$\n#seen\n",
+        "PMMMMMP",
+        ("seen",),
+    ),
+    "math on one line": Case("Text $$x #hidden [[Hidden]]$$ #seen seenword [[Seen]]\n", "P", ("seen",)),
+    "math in a callout": Case("> [!note]\n> $$\n> a #hidden\n> $$\n> seenword #seen\n", "PPMMP", ("seen",)),
+    "an unclosed $$ is text": Case("Costs $$ #seen seenword\n- [ ] seen task\n", "PP", ("seen",)),
+    "$$ in inline code is no math": Case("`$$` #seen seenword `$$`\n", "P", ("seen",)),
+    "$$ in a code block opens no math": Case(
+        "```\n$$\nhiddenword\n```\n#seen seenword\n$$ unclosed\n", "CCCCPP", ("seen",)
+    ),
 }
 
 
@@ -302,5 +314,6 @@ def test_notes_the_plain_reading_could_misread_go_to_the_parser() -> None:
         "[a]: /u\n",
         "~~~\n# x\n",
         "%% # x %%\n",
+        "$$\n# x\n$$\n",
     ]:
         assert not structure_body._plain(text), text

@@ -26,8 +26,8 @@ Known differences from Dataview (each also documented where it is implemented):
   `children` in the output are its subtasks (plain bullets are left out). Besides Dataview's emoji
   dates, the Tasks plugin's priority (🔺⏫🔼🔽⏬), recurrence (🔁, or `[repeat:: ...]`) and ❌
   cancelled date are read.
-- Fields, tags and links inside `code spans`, fenced or indented code and comments are ignored;
-  Setext headings are not sections; page fields keep line order.
+- Fields, tags and links inside `code spans`, fenced or indented code, comments and `$$` math are
+  ignored; setext headings are sections like ATX ones; page fields keep line order.
 - `FROM [[note]]` for a note that does not exist matches nothing (with a warning).
 - Refused with a QueryError: CALENDAR, DataviewJS, inline `= expr` queries, `csv()` sources,
   durationformat, currencyformat, hash, elink, date(text, format). `file.starred` is not provided.

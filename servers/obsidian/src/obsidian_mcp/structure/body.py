@@ -4,7 +4,8 @@ Most notes hold nothing that CommonMark could read two ways, and for them the pl
 every line prose, a line starting `#` a heading — is exactly what CommonMark gives. `_plain`
 decides that, conservatively: nothing that could open a fenced code block (a run of backticks
 or tildes), an indented code block (four spaces or a tab among a line's leading spaces, quote
-markers and list markers: no code block is indented without them), a comment (`%%`, `<!--`), a
+markers and list markers: no code block is indented without them), a comment (`%%`, `<!--`) or
+math (`$$`), a
 setext heading (a line of `=` or `-` under a non-blank line), an HTML block (a line starting
 `<`), a heading inside a list item (a `#` line indented one to three spaces: at the margin, an
 ATX heading always ends a list, a quote or a paragraph) or a link reference definition or
@@ -32,7 +33,7 @@ from obsidian_mcp.structure.lines import Heading, LineKind, SourceLine, Span, at
 # four spaces or a tab among the leading spaces, `>` and list markers (no indented code block
 # without them; a run of spaces inside a table row or after text opens nothing), `<`, a `#`
 # indented one to three spaces, and a line of `=` or `-` right after a non-blank line.
-_AMBIGUOUS_MARKS = ("```", "~~~", "%%", "<!--", "]:")
+_AMBIGUOUS_MARKS = ("```", "~~~", "%%", "<!--", "$$", "]:")
 _AMBIGUOUS_LINE = re.compile(r"\n[ >\-+*0-9.)]*(?:    |\t)|\n {0,3}<|\n {1,3}#")
 _UNDERLINE = re.compile(r"\n {0,3}(?:=+|-+)[ \t\r]*(?=\n|$)")  # each pattern starts with a literal: fast
 _MAX_PASSES = 4

@@ -1,10 +1,15 @@
-"""Comments in a note: Obsidian's `%% ... %%` and HTML's `<!-- ... -->`.
+"""Comments in a note: Obsidian's `%% ... %%` and HTML's `<!-- ... -->`; and its `$$ ... $$` math.
 
 A comment opens at `%%` (or `<!--`) outside code — not in a code block, not in an inline code
 span — and runs to the next `%%` (or `-->`) wherever that is: later on the line, or lines further
 on, through blank lines, fences and headings alike (what is inside a comment is not code, so a
 fence there opens nothing). A comment left open runs to the end of the note, as Obsidian hides
 it. Inline code spans are matched on one line, as everywhere in this package.
+
+Display math, `$$ ... $$`, is found the same way and read like a comment: what is inside is
+LaTeX, never a tag, a link, a field, a task or a heading, so every reader leaves it alone. Like
+Obsidian, math needs its closing `$$` (an unclosed `$$` is text) and may start anywhere in a
+line, a paragraph's included. Single-dollar inline math is not looked for.
 """
 
 from __future__ import annotations
@@ -14,18 +19,24 @@ from collections.abc import Sequence
 
 from obsidian_mcp.structure.lines import Span, closing_backticks
 
-_OPENER = re.compile(r"`+|%%|<!--")
-_CLOSERS = {"%%": "%%", "<!--": "-->"}
+_OPENER = re.compile(r"`+|%%|<!--|\$\$")
+_CLOSERS = {"%%": "%%", "<!--": "-->", "$$": "$$"}
+_MUST_CLOSE = frozenset({"$$"})  # left open, it opens nothing
 
 
 def may_hold_comments(text: str) -> bool:
-    """False when `text` surely holds no comment (the common case: nothing to look for)."""
-    return "%%" in text or "<!--" in text
+    """False when `text` surely holds no comment or math (the common case: nothing to look for)."""
+    return "%%" in text or "<!--" in text or "$$" in text
+
+
+def _closed_later(lines: Sequence[str], index: int, closer: str) -> bool:
+    return any(closer in text for text in lines[index + 1 :])
 
 
 def find_comments(lines: Sequence[str], code: Sequence[bool]) -> dict[int, tuple[Span, ...]]:
-    """The comment spans of each line (by index) that has any. `code[i]` says whether line `i` is
-    in a code block, where nothing opens a comment (a comment already open goes on through it)."""
+    """The comment (and math) spans of each line (by index) that has any. `code[i]` says whether
+    line `i` is in a code block, where nothing opens a comment (a comment already open goes on
+    through it)."""
     found: dict[int, tuple[Span, ...]] = {}
     closer: str | None = None  # the closer the open comment waits for
     for index, text in enumerate(lines):
@@ -51,6 +62,9 @@ def find_comments(lines: Sequence[str], code: Sequence[bool]) -> dict[int, tuple
                 continue
             wanted = _CLOSERS[token]
             end = text.find(wanted, opening.end())
+            if end < 0 and token in _MUST_CLOSE and not _closed_later(lines, index, wanted):
+                pos = opening.end()
+                continue
             if end < 0:
                 spans.append(Span(opening.start(), len(text)))
                 closer = wanted

@@ -31,9 +31,10 @@ class SourceLine(NamedTuple):
     """One line. `text` excludes the line break; `end` is where it ends, `next` where the next starts.
 
     `kind` says what the line is: `code` (a fenced or indented code block, fence lines included),
-    `comment` (nothing but Obsidian `%% %%` or HTML `<!-- -->` comment) or `prose` (everything
-    else: paragraphs, headings, lists, quotes, tables, blank lines). `comments` are the parts of a
-    prose line inside a comment (one that may have opened on an earlier line).
+    `comment` (nothing but Obsidian `%% %%` or HTML `<!-- -->` comment, or `$$` math, which is read
+    the same way: see `comments`) or `prose` (everything else: paragraphs, headings, lists,
+    quotes, tables, blank lines). `comments` are the parts of a prose line inside a comment or
+    math (one that may have opened on an earlier line).
 
     A named tuple rather than a dataclass: a note has many lines, and this is four times cheaper to
     make than a frozen dataclass, while as immutable (lines are cached and shared by callers).
