@@ -52,7 +52,10 @@ def rel(n: int) -> str:
 
 
 def text(n: int, extra: str = "") -> str:
-    return f"# Note {n}\n\nThe lighthouse keeper wrote entry code{n}x.{extra}\n\n#shift{n % 5}\n"
+    return (
+        f"# Note {n}\n\nThe lighthouse keeper wrote entry code{n}x.{extra}\n\n#shift{n % 5}\n"
+        f"watch:: {n % 3}\n- [ ] log {n} [due:: 2026-01-0{n % 9 + 1}]\n"
+    )
 
 
 def put(path: Path, content: str) -> None:
@@ -442,20 +445,31 @@ vault_index.open_pool = lambda vault, workers: pools.append(real_open_pool(vault
 
 vault = Vault(Path(sys.argv[1]))
 rows = (
-    "SELECT n.path, n.hash, n.title, n.headings, c.body, c.frontmatter, c.code, c.tags"
+    "SELECT n.path, n.hash, n.title, n.headings, n.body_line, c.body, c.frontmatter, c.code, c.tags"
     " FROM notes n JOIN content c USING (id) ORDER BY n.path"
 )
+fields = "SELECT n.path, f.* FROM fields f JOIN notes n ON n.id = f.note_id ORDER BY n.path, f.rowid"
+items = "SELECT n.path, i.* FROM list_items i JOIN notes n ON n.id = i.note_id ORDER BY n.path, i.rowid"
+
+
+def read(conn):  # every row, the note ids left out (the two builds may number notes otherwise)
+    found = [conn.execute(rows).fetchall()]
+    return found + [[row[:1] + row[2:] for row in conn.execute(query)] for query in (fields, items)]
+
+
 built = {}
 for workers in (2, 0):
     location = Path(sys.argv[2]) / str(workers) / "index.sqlite3"
     index = VaultIndex(vault, location, watch=False, semantic=False, workers=workers)
     assert index.refresh() == int(sys.argv[3])
-    built[workers] = index.run(lambda snapshot: snapshot.conn.execute(rows).fetchall())
+    built[workers] = index.run(lambda snapshot: read(snapshot.conn))
     assert multiprocessing.active_children() == []  # the workers ended with the build
     index.close()
 assert built[2] == built[0]
 assert len(pools) == 1 and pools[0] is not None and pools[0].workers == 2  # workers=0 opens none
-print("same", len(built[2]))
+notes = int(sys.argv[3])
+assert [len(table) for table in built[2]] == [notes, 2 * notes, notes]  # a field and a task's field; a task
+print("same", len(built[2][0]))
 """
 
 
