@@ -9,7 +9,7 @@ its strings are tried as a date, a duration or a link. Keys get Dataview's canon
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import date, datetime
 
 from obsidian_mcp.dataview.dates import from_date, naive, parse_date
@@ -140,3 +140,16 @@ def raw_frontmatter_value(raw: object) -> Value:
     if isinstance(raw, Mapping):
         return {str(key): raw_frontmatter_value(item) for key, item in raw.items()}
     return str(raw)
+
+
+def frontmatter_strings(raw: object) -> Iterator[str]:
+    """Every string in a frontmatter value (already parsed YAML), in lists and objects too: where
+    frontmatter `[[links]]` are written."""
+    if isinstance(raw, str):
+        yield raw
+    elif isinstance(raw, list | tuple):
+        for item in raw:
+            yield from frontmatter_strings(item)
+    elif isinstance(raw, Mapping):
+        for item in raw.values():
+            yield from frontmatter_strings(item)

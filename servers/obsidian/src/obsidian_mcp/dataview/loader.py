@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]
 
+from obsidian_mcp.dataview.coerce import frontmatter_strings
 from obsidian_mcp.dataview.extract import scan_body
 from obsidian_mcp.dataview.page import Page, PageList
 from obsidian_mcp.dataview.values import Link
@@ -42,17 +43,6 @@ def _listed(value: object, separator: str) -> list[str]:
     return [part.strip() for part in re.split(separator, str(value)) if part.strip()]
 
 
-def _strings(value: object) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-
-
 def page_from_text(path: str, text: str, *, ctime: datetime | None = None, mtime: datetime | None = None) -> Page:
     """A page with its outgoing link texts in `outlinks` (unresolved; `load_vault` resolves them)."""
     frontmatter, body, start = split_note(text)
@@ -60,7 +50,7 @@ def page_from_text(path: str, text: str, *, ctime: datetime | None = None, mtime
     tag_values = [v for k, v in frontmatter.items() if k.lower() in ("tags", "tag")]
     tags = ["#" + t.lstrip("#") for t in _listed(tag_values, r"[,\s]+")] + list(scan.tags)
     aliases = _listed([v for k, v in frontmatter.items() if k.lower() in ("aliases", "alias")], r",")
-    links = [m.group(1) for s in _strings(frontmatter) for m in _LINK.finditer(s)] + list(scan.links)
+    links = [m.group(1) for s in frontmatter_strings(frontmatter) for m in _LINK.finditer(s)] + list(scan.links)
     return Page(
         path=path,
         frontmatter=frontmatter,

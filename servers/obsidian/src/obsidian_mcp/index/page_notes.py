@@ -132,24 +132,15 @@ class StoredFrontmatter(Mapping[str, Any]):
         return len(self.parsed())
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-
-
 def frontmatter_links(values: Iterable[Any]) -> tuple[RawLink, ...]:
     """`[[links]]` in frontmatter strings (`owner: "[[Bob]]"`), which Obsidian and Dataview count
     as the note's links."""
+    from obsidian_mcp.dataview.coerce import frontmatter_strings  # loaded with the pages' first query
+
     found = (
         markdown.wikilink_at(match, 0).target
         for value in values
-        for text in _strings(value)
+        for text in frontmatter_strings(value)
         if "[[" in text
         for match in markdown.WIKILINK.finditer(text)
     )
