@@ -45,6 +45,12 @@ def vault(tmp_path: Path) -> Iterator[Path]:
     yield target
 
 
+@pytest.fixture
+def index_env(tmp_path: Path) -> dict[str, str]:
+    """An obsidian-mcp environment whose index lives in the test's own folder."""
+    return {"OBSIDIAN_MCP_INDEX_DIR": str(tmp_path / "index")}
+
+
 @pytest.fixture(scope="module")
 def emulator() -> Iterator[Emulator]:
     """The in-repo Gmail API emulator with its seeded mailbox, on 127.0.0.1."""

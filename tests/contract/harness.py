@@ -90,6 +90,11 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def obsidian(vault: Path, *flags: str) -> list[str]:
+    """The command that starts obsidian-mcp on `vault`, as `.mcp.json` does, with `flags`."""
+    return ["obsidian-mcp", "--vault", str(vault), *flags]
+
+
 @asynccontextmanager
 async def running(command: list[str], env: dict[str, str] | None = None) -> AsyncIterator[Session]:
     """Start `uv run <command>` from the repo root over CONTRACT_TRANSPORT, initialise, and yield a Session."""

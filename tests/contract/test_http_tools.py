@@ -12,13 +12,9 @@ import pytest
 from mcp_types import Tool
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import REPO, Session, running, server_env
+from tests.contract.harness import REPO, Session, obsidian, running, server_env
 
 pytestmark = pytest.mark.anyio
-
-
-def obsidian(vault: Path, *args: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), *args]
 
 
 async def listed(session: Session) -> dict[str, Tool]:

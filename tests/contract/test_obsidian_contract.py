@@ -9,14 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.contract.checks import assert_error, assert_json_stderr, spec
-from tests.contract.harness import REPO, UV, running, server_env
+from tests.contract.harness import REPO, UV, obsidian, running, server_env
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
-
-
-def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), *flags]
 
 
 async def test_tools_list_matches_the_spec_for_every_implemented_tool(vault: Path) -> None:

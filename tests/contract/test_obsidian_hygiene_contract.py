@@ -11,19 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import running
+from tests.contract.harness import obsidian, running
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
-
-
-def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), *flags]
-
-
-@pytest.fixture
-def index_env(tmp_path: Path) -> dict[str, str]:
-    return {"OBSIDIAN_MCP_INDEX_DIR": str(tmp_path / "index")}
 
 
 def digest(root: Path) -> dict[str, str]:

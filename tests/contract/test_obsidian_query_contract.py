@@ -8,21 +8,12 @@ from pathlib import Path
 import pytest
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import running
+from tests.contract.harness import obsidian, running
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
 SHED = "Projects/Garden Shed.md"
 SHED_TASK = "- [ ] Remaining wall frames and door opening"
-
-
-def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), *flags]
-
-
-@pytest.fixture
-def index_env(tmp_path: Path) -> dict[str, str]:
-    return {"OBSIDIAN_MCP_INDEX_DIR": str(tmp_path / "index")}
 
 
 async def test_query_and_complete_a_task_on_the_sample_vault(vault: Path, index_env: dict[str, str]) -> None:

@@ -11,19 +11,10 @@ import pytest
 from mcp_types import TextContent
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import REPO, UV, running, server_env
+from tests.contract.harness import REPO, UV, obsidian, running, server_env
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
-
-
-def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), *flags]
-
-
-@pytest.fixture
-def index_env(tmp_path: Path) -> dict[str, str]:
-    return {"OBSIDIAN_MCP_INDEX_DIR": str(tmp_path / "index")}
 
 
 def tree(root: Path) -> dict[str, bytes]:

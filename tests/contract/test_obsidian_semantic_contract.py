@@ -9,21 +9,12 @@ import anyio
 import pytest
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import running
+from tests.contract.harness import obsidian, running
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
 REFUNDS = "Fernhill Help/Refunds and Returns.md"
 QUESTION = "how do I get my money back after buying"
-
-
-def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), *flags]
-
-
-@pytest.fixture
-def index_env(tmp_path: Path) -> dict[str, str]:
-    return {"OBSIDIAN_MCP_INDEX_DIR": str(tmp_path / "index")}
 
 
 async def test_modes_and_similar_notes_answer_on_the_sample_vault(vault: Path, index_env: dict[str, str]) -> None:
