@@ -95,9 +95,12 @@ def write(conn: sqlite3.Connection, note_id: int, record: NoteRecord) -> None:
                 *_task_values(item),
             )
         )
-    conn.executemany(f"INSERT INTO fields({_FIELD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", fields)
-    marks = ", ".join("?" * (12 + len(TASK_COLUMNS)))
-    conn.executemany(f"INSERT INTO list_items({_ITEM_COLUMNS}) VALUES ({marks})", items)
+    conn.executemany(f"INSERT INTO fields({_FIELD_COLUMNS}) VALUES ({_marks(_FIELD_COLUMNS)})", fields)
+    conn.executemany(f"INSERT INTO list_items({_ITEM_COLUMNS}) VALUES ({_marks(_ITEM_COLUMNS)})", items)
+
+
+def _marks(columns: str) -> str:
+    return ", ".join("?" * len(columns.split(",")))
 
 
 def delete(conn: sqlite3.Connection, note_id: int) -> None:
