@@ -122,6 +122,15 @@ CASES: dict[str, Case] = {
     "math in a callout": Case("> [!note]\n> $$\n> a #hidden\n> $$\n> seenword #seen\n", "PPMMP", ("seen",)),
     "an unclosed $$ is text": Case("Costs $$ #seen seenword\n- [ ] seen task\n", "PP", ("seen",)),
     "$$ in inline code is no math": Case("`$$` #seen seenword `$$`\n", "P", ("seen",)),
+    "an inline code span crossing a line break": Case("Text `a #codetag\nb` #seen seenword\n", "PP", ("seen",)),
+    "a code span crossing lines in a quote": Case("> a `x #codetag\n> y` #seen\n", "PP", ("seen",)),
+    "a code span crossing lines in a list item": Case("- [ ] seen task `x #codetag\n  y` #seen\n", "PP", ("seen",)),
+    "a code span never crosses a blank line": Case("a `x\n\n#seen y`\n", "PPP", ("seen",)),
+    "a code span never crosses into a list item": Case("a `x\n- #seen y`\n", "PP", ("seen",)),
+    "a code span closes with a run of its own length": Case("a ``x ` #codetag\ny`` #seen\n", "PP", ("seen",)),
+    "a code span in a setext heading's text": Case(
+        "A `x #codetag\ny` z\n===\n#seen\n", "PPPP", ("seen",), ((1, "A `x #codetag y` z"),)
+    ),
     "$$ in a code block opens no math": Case(
         "```\n$$\nhiddenword\n```\n#seen seenword\n$$ unclosed\n", "CCCCPP", ("seen",)
     ),
@@ -315,5 +324,19 @@ def test_notes_the_plain_reading_could_misread_go_to_the_parser() -> None:
         "~~~\n# x\n",
         "%% # x %%\n",
         "$$\n# x\n$$\n",
+        "a `b\nc` #d\n",
     ]:
         assert not structure_body._plain(text), text
+
+
+def test_a_code_span_crossing_a_line_break_holds_no_field_tag_or_link() -> None:
+    """Regression: a field, tag or link on the line a code span ended on was read from the code."""
+    text = "Para `code\nhidden:: 1 #hidden [[Hidden]]` [seen:: 3] #seen [[Seen]]\n"
+    parsed = parse_note(text, "n.md")
+    assert parsed.tags == ["seen"]
+    assert [link.target for link in parsed.links] == ["Seen"]
+    assert [field.key for field in extract_fields(text)] == ["seen"]
+    assert [field.key for field in extract(text, "n.md").metadata.fields] == ["seen"]
+    assert "hidden:: 1" in extract(text, "n.md").body  # still searchable, as a code span within a line is
+    renamed = rename_tag(text + "#hidden outside\n", "hidden", "other")
+    assert renamed.occurrences == 1 and renamed.text == text + "#other outside\n"

@@ -81,7 +81,10 @@ class _Scanner:
             self.fields += line_fields(without_code_spans(text), number)
         self.previous = "heading"
 
-    def line(self, number: int, text: str) -> None:
+    def line(self, number: int, text: str, prose: str | None = None) -> None:
+        """A line that is no heading. `prose` is `text` with the parts of code spans crossing a line
+        break blanked, what fields and tags are read from outside a list (a list item reads its
+        joined lines itself)."""
         stripped = text.lstrip()
         if not stripped:
             self.previous = "blank"
@@ -100,8 +103,9 @@ class _Scanner:
             self.current.lines.append(text.strip())
             return
         self.end_list()
-        self.fields += line_fields(without_code_spans(text), number)
-        self.prose.append(text)
+        prose = text if prose is None else prose
+        self.fields += line_fields(without_code_spans(prose), number)
+        self.prose.append(prose)
         self.previous = "prose"
 
     def result(self) -> BodyMetadata:
@@ -157,7 +161,7 @@ def scan_structure(structure: BodyStructure, first_line: int = 1) -> BodyMetadat
         elif line.number in headings:
             scanner.heading(number, *headings[line.number])
         else:
-            scanner.line(number, line.without_comments())
+            scanner.line(number, line.without_comments(), line.prose_text() if line.code_spans else None)
     return scanner.result()
 
 

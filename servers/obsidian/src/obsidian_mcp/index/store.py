@@ -24,7 +24,7 @@ from pathlib import Path
 
 log = logging.getLogger("obsidian_mcp.index")
 
-SCHEMA_VERSION = 4  # bump whenever the schema or what `extract` stores changes: old indexes rebuild
+SCHEMA_VERSION = 5  # bump whenever the schema or what `extract` stores changes: old indexes rebuild
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_SECONDS = 10.0
 COLUMNS = ("title", "aliases", "headings", "tags", "body", "frontmatter", "code")

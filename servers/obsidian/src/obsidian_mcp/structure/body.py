@@ -2,21 +2,23 @@
 
 Most notes hold nothing that CommonMark could read two ways, and for them the plain reading —
 every line prose, a line starting `#` a heading — is exactly what CommonMark gives. `_plain`
-decides that, conservatively: nothing that could open a fenced code block (a run of backticks
-or tildes), an indented code block (four spaces or a tab among a line's leading spaces, quote
-markers and list markers: no code block is indented without them), a comment (`%%`, `<!--`) or
-math (`$$`), a
-setext heading (a line of `=` or `-` under a non-blank line), an HTML block (a line starting
-`<`), a heading inside a list item (a `#` line indented one to three spaces: at the margin, an
-ATX heading always ends a list, a quote or a paragraph) or a link reference definition or
-footnote (`]:`, whose title or body can run over later lines). Every other note
-goes through markdown-it-py (`commonmark.parse_blocks`), with comments found first.
+decides that, conservatively: nothing that could open a fenced code block (a run of three
+backticks or tildes), an indented code block (four spaces or a tab among a line's leading
+spaces, quote markers and list markers: no code block is indented without them), a comment
+(`%%`, `<!--`) or math (`$$`), a setext heading (a line of `=` or `-` under a non-blank line),
+an HTML block (a line starting `<`), a heading inside a list item (a `#` line indented one to
+three spaces: at the margin, an ATX heading always ends a list, a quote or a paragraph), a link
+reference definition or footnote (`]:`, whose title or body can run over later lines), or a
+backtick run its line does not close (an inline code span may go on past the line break). Every
+other note goes through markdown-it-py (`commonmark.parse_blocks`), with comments found first.
 
 Comments and code depend on each other: `%%` in code opens no comment, and a fence inside a
 comment opens no code. So the parser first reads the note as written; comments are then found
 outside the code it saw (`comments.find_comments`) and the note is parsed again without them.
 The second reading can move code (a fence that was inside a comment is gone); comments are found
-again against it, until nothing changes (almost always at once; the loop is bounded).
+again against it, until nothing changes (almost always at once; the loop is bounded). Inline
+code spans that cross a line break are found last, inside the blocks of inline content the final
+reading gave (`code_spans`): in CommonMark, inline content never changes the blocks.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from obsidian_mcp.structure.code_spans import find_crossing_spans, may_cross_lines
 from obsidian_mcp.structure.comments import find_comments, may_hold_comments, without_comments
 from obsidian_mcp.structure.commonmark import Blocks, HeadingBlock, parse_blocks
 from obsidian_mcp.structure.lines import Heading, LineKind, SourceLine, Span, atx_heading, line_end
@@ -65,6 +68,8 @@ def _split(text: str, offset: int) -> tuple[list[int], list[int], list[int]]:
 def _plain(body: str) -> bool:
     """True when `body` holds nothing CommonMark could read otherwise than the plain reading."""
     if any(mark in body for mark in _AMBIGUOUS_MARKS):  # substring searches: ten times a regex's speed
+        return False
+    if may_cross_lines(body):
         return False
     text = "\n" + body
     if _AMBIGUOUS_LINE.search(text) is not None:
@@ -119,6 +124,7 @@ def read_body(text: str, offset: int = 0) -> BodyStructure:
         ]
         return BodyStructure(lines, tuple(headings))
     blocks, comments = _parse(texts)
+    crossing = find_crossing_spans(texts, blocks.inline_runs, comments) if blocks.inline_runs else {}
     lines = tuple(
         SourceLine(
             first + i,
@@ -128,6 +134,7 @@ def read_body(text: str, offset: int = 0) -> BodyStructure:
             line,
             kind := _kind(line, blocks.code[i], comments.get(i, ())),
             comments.get(i, ()) if kind != "code" else (),
+            crossing.get(i, ()),
         )
         for i, line in enumerate(texts)
     )

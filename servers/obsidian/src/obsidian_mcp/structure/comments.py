@@ -4,7 +4,8 @@ A comment opens at `%%` (or `<!--`) outside code — not in a code block, not in
 span — and runs to the next `%%` (or `-->`) wherever that is: later on the line, or lines further
 on, through blank lines, fences and headings alike (what is inside a comment is not code, so a
 fence there opens nothing). A comment left open runs to the end of the note, as Obsidian hides
-it. Inline code spans are matched on one line, as everywhere in this package.
+it. A backtick run opens an inline code span here only if its own line closes it (a span
+crossing a line break is found after the comments: `code_spans`).
 
 Display math, `$$ ... $$`, is found the same way and read like a comment: what is inside is
 LaTeX, never a tag, a link, a field, a task or a heading, so every reader leaves it alone. Like

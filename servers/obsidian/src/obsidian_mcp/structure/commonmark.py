@@ -30,10 +30,13 @@ class HeadingBlock:
 
 @dataclass(frozen=True)
 class Blocks:
-    """What the block parser found: which lines are code, and the top-level headings."""
+    """What the block parser found: which lines are code, the top-level headings, and the blocks
+    of inline content over more than one line (paragraphs, setext heading text, at any depth) as
+    0-based `(first, end)` line ranges: the only places an inline code span can cross a line."""
 
     code: tuple[bool, ...]
     headings: tuple[HeadingBlock, ...]
+    inline_runs: tuple[tuple[int, int], ...] = ()
 
 
 @cache
@@ -57,11 +60,19 @@ def parse_blocks(lines: Sequence[str]) -> Blocks:
     md.block.parse("\n".join(lines), md, {}, tokens)
     code = [False] * len(lines)
     headings: list[HeadingBlock] = []
+    runs: list[tuple[int, int]] = []
     for token in tokens:
-        if token.type in ("fence", "code_block") and token.map is not None:
-            first, end = token.map
+        if token.map is None:
+            continue
+        first, end = token.map
+        if token.type in ("fence", "code_block"):
             code[first:end] = [True] * (end - first)
-        elif token.type == "heading_open" and token.level == 0 and token.map is not None:
-            first, end = token.map
-            headings.append(HeadingBlock(int(token.tag[1:]), first, end - 1, token.markup in ("=", "-")))
-    return Blocks(tuple(code[: len(lines)]), tuple(headings))
+        elif token.type == "heading_open":
+            setext = token.markup in ("=", "-")
+            if token.level == 0:
+                headings.append(HeadingBlock(int(token.tag[1:]), first, end - 1, setext))
+            if setext and end - first > 2:  # text over two lines or more, then the underline
+                runs.append((first, end - 1))
+        elif token.type == "paragraph_open" and end - first > 1:
+            runs.append((first, end))
+    return Blocks(tuple(code[: len(lines)]), tuple(headings), tuple(runs))

@@ -34,7 +34,9 @@ class SourceLine(NamedTuple):
     `comment` (nothing but Obsidian `%% %%` or HTML `<!-- -->` comment, or `$$` math, which is read
     the same way: see `comments`) or `prose` (everything else: paragraphs, headings, lists,
     quotes, tables, blank lines). `comments` are the parts of a prose line inside a comment or
-    math (one that may have opened on an earlier line).
+    math (one that may have opened on an earlier line); `code_spans` the parts inside an inline
+    code span that crosses a line break (`code_spans.py`; spans within one line are found by
+    `mask_inline_code` whenever a line is read).
 
     A named tuple rather than a dataclass: a note has many lines, and this is four times cheaper to
     make than a frozen dataclass, while as immutable (lines are cached and shared by callers).
@@ -47,6 +49,7 @@ class SourceLine(NamedTuple):
     text: str
     kind: LineKind = "prose"
     comments: tuple[Span, ...] = ()
+    code_spans: tuple[Span, ...] = ()  # parts of inline code spans that cross a line break
 
     @property
     def in_code(self) -> bool:
@@ -57,13 +60,20 @@ class SourceLine(NamedTuple):
     def masked(self) -> str:
         """`text` with comments and inline code spans replaced by spaces, every offset kept: what
         tags and links are read from."""
-        if not self.comments:
+        if not self.comments and not self.code_spans:
             return mask_inline_code(self.text)
-        return mask_inline_code(blank_spans(self.text, self.comments))
+        return mask_inline_code(blank_spans(self.text, self.comments + self.code_spans))
 
     def without_comments(self) -> str:
         """`text` with its comments removed (offsets after a comment move)."""
         return remove_spans(self.text, self.comments) if self.comments else self.text
+
+    def prose_text(self) -> str:
+        """`without_comments`, with the parts of code spans crossing a line break blanked too: the
+        line as a reader of prose that masks code spans line by line (`mask_inline_code`) needs it."""
+        if not self.code_spans:
+            return self.without_comments()
+        return remove_spans(blank_spans(self.text, self.code_spans), self.comments)
 
 
 @dataclass(frozen=True)
