@@ -118,11 +118,64 @@ async def test_what_manage_label_refuses(server: ContractServer, emu: Emulator) 
     assert emu.label_id("Odd") is None and emu.label_id("Mine") is None
 
 
-async def test_a_create_whose_answer_was_lost_is_not_made_twice(server: ContractServer, emu: Emulator) -> None:
-    emu.add_fault(Fault("labels.create", status=503, after_commit=True))
-    failed, payload = await call(server, "manage_label", {"action": "create", "label": "Once"})
-    assert not failed and payload["label"]["id"] == emu.label_id("Once")
-    assert [lab["name"] for lab in emu.mailbox.list_labels()["labels"]].count("Once") == 1
+def _labels_named(emu: Emulator, name: str) -> int:
+    return [label["name"] for label in emu.mailbox.list_labels()["labels"]].count(name)
+
+
+def _filters_from(emu: Emulator, sender: str) -> int:
+    return [f["criteria"].get("from") for f in emu.filters()].count(sender)
+
+
+# A write whose answer is lost after Gmail made it (a 503 after the commit) is retried; the retry
+# finds it made (a 409 or 400 for a create, a 404 for a delete) and the write is done, exactly once.
+# (tool, arguments as a function of the emulator, the route that loses its answer, what is left)
+LOST_ANSWERS: list[tuple[str, Callable[[Emulator], dict[str, Any]], str, Callable[[Emulator], bool]]] = [
+    (
+        "manage_label",
+        lambda emu: {"action": "create", "label": "Once"},
+        "labels.create",
+        lambda emu: _labels_named(emu, "Once") == 1,
+    ),
+    (
+        "manage_label",
+        lambda emu: {"action": "delete", "label": "Receipts"},
+        "labels.delete",
+        lambda emu: emu.label_id("Receipts") is None,
+    ),
+    (
+        "manage_filter",
+        lambda emu: {"action": "create", "criteria": {"from": "once@example.com"}, "archive": True},
+        "settings.filters.create",
+        lambda emu: _filters_from(emu, "once@example.com") == 1,
+    ),
+    (
+        "manage_filter",
+        lambda emu: {
+            "action": "delete",
+            "filter_id": emu.add_filter({"from": "gone@example.com"}, {"addLabelIds": ["STARRED"]})["id"],
+        },
+        "settings.filters.delete",
+        lambda emu: _filters_from(emu, "gone@example.com") == 0,
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "route", "done"), LOST_ANSWERS, ids=[case[2] for case in LOST_ANSWERS])
+async def test_a_write_whose_answer_was_lost_is_done_once(
+    server: ContractServer,
+    emu: Emulator,
+    tool: str,
+    arguments: Callable[[Emulator], dict[str, Any]],
+    route: str,
+    done: Callable[[Emulator], bool],
+) -> None:
+    given = arguments(emu)
+    emu.add_fault(Fault(route, status=503, after_commit=True))
+    failed, payload = await call(server, tool, given)
+    assert not failed, payload
+    assert done(emu)
+    retry = {"labels.create": 409, "settings.filters.create": 400}.get(route, 404)  # what says "made already"
+    assert [r.status for r in emu.request_log() if r.route == route] == [503, retry]
 
 
 # -- filters ---------------------------------------------------------------------------------------------

@@ -39,6 +39,16 @@ class MailboxApi:
     def __init__(self, client: GmailClient) -> None:
         self.client = client
 
+    def _delete(self, build: Build, resource: str, resource_id: str) -> None:
+        """A delete, retried like any idempotent write: a 404 on a retry is done (an earlier attempt
+        whose answer was lost deleted it)."""
+        request = _Counted(build)
+        try:
+            self.client.execute(request, resource, resource_id)
+        except ApiNotFound:
+            if not request.retried:
+                raise
+
     # -- messages ------------------------------------------------------------------------------
     def list_messages(
         self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool
@@ -127,17 +137,11 @@ class MailboxApi:
         Retried like an idempotent request: a 409 on a retry means an earlier attempt whose answer
         was lost did create it, so the label of that name is looked up and answered.
         """
-        attempts = 0
-
-        def build(users: Any) -> Any:
-            nonlocal attempts
-            attempts += 1
-            return users.labels().create(userId=ME, body=body)
-
+        request = _Counted(lambda users: users.labels().create(userId=ME, body=body))
         try:
-            return self.client.execute(build, "label", str(body.get("name", "")), arguments)
+            return self.client.execute(request, "label", str(body.get("name", "")), arguments)
         except ApiConflict:
-            found = _named(self.list_labels().get("labels"), str(body.get("name", ""))) if attempts > 1 else None
+            found = _named(self.list_labels().get("labels"), str(body.get("name", ""))) if request.retried else None
             if found is None:
                 raise
             return found
@@ -150,18 +154,7 @@ class MailboxApi:
 
     def delete_label(self, label_id: str) -> None:
         """labels.delete: the label goes, and off every message; no message is deleted. A 404 on a retry is done."""
-        attempts = 0
-
-        def build(users: Any) -> Any:
-            nonlocal attempts
-            attempts += 1
-            return users.labels().delete(userId=ME, id=label_id)
-
-        try:
-            self.client.execute(build, "label", label_id)
-        except ApiNotFound:
-            if attempts < 2:
-                raise
+        self._delete(lambda users: users.labels().delete(userId=ME, id=label_id), "label", label_id)
 
     # -- the account and its settings ----------------------------------------------------------
     def get_profile(self) -> dict[str, Any]:
@@ -184,35 +177,18 @@ class MailboxApi:
         Retried like an idempotent request: when a retry is refused, an identical filter found now was
         made by the earlier attempt whose answer was lost, and is answered.
         """
-        attempts = 0
-
-        def build(users: Any) -> Any:
-            nonlocal attempts
-            attempts += 1
-            return users.settings().filters().create(userId=ME, body=body)
-
+        request = _Counted(lambda users: users.settings().filters().create(userId=ME, body=body))
         try:
-            return self.client.execute(build, "filter")
+            return self.client.execute(request, "filter")
         except ApiRejected:
-            found = next((f for f in self.list_filters() if _same_filter(f, body)), None) if attempts > 1 else None
+            found = next((f for f in self.list_filters() if _same_filter(f, body)), None) if request.retried else None
             if found is None:
                 raise
             return found
 
     def delete_filter(self, filter_id: str) -> None:
         """settings.filters.delete (needs gmail.settings.basic). A 404 on a retry is done."""
-        attempts = 0
-
-        def build(users: Any) -> Any:
-            nonlocal attempts
-            attempts += 1
-            return users.settings().filters().delete(userId=ME, id=filter_id)
-
-        try:
-            self.client.execute(build, "filter", filter_id)
-        except ApiNotFound:
-            if attempts < 2:
-                raise
+        self._delete(lambda users: users.settings().filters().delete(userId=ME, id=filter_id), "filter", filter_id)
 
     # -- drafts --------------------------------------------------------------------------------
     def list_drafts(self, max_results: int, page_token: str | None) -> dict[str, Any]:
@@ -243,18 +219,7 @@ class MailboxApi:
         Retried like any idempotent write; a 404 on a retry means an earlier attempt whose answer
         was lost did delete it.
         """
-        attempts = 0
-
-        def build(users: Any) -> Any:
-            nonlocal attempts
-            attempts += 1
-            return users.drafts().delete(userId=ME, id=draft_id)
-
-        try:
-            self.client.execute(build, "draft", draft_id)
-        except ApiNotFound:
-            if attempts < 2:
-                raise
+        self._delete(lambda users: users.drafts().delete(userId=ME, id=draft_id), "draft", draft_id)
 
     def get_draft_full(self, draft_id: str) -> dict[str, Any]:
         """A draft with its whole message (format=full): headers, MIME tree, attachment ids."""
@@ -346,6 +311,23 @@ class MailboxApi:
 
 
 # --- the request builders more than one method shares (each receives `service.users()`) ---------------
+
+
+class _Counted:
+    """A request builder that counts how often the client built the request: more than once means
+    a retry, after an attempt whose answer may have been lost once it had taken effect."""
+
+    def __init__(self, build: Build) -> None:
+        self._build = build
+        self.calls = 0
+
+    def __call__(self, users: Any) -> Any:
+        self.calls += 1
+        return self._build(users)
+
+    @property
+    def retried(self) -> bool:
+        return self.calls > 1
 
 
 def _get_metadata(users: Any, message_id: str, headers: Sequence[str]) -> Any:
