@@ -65,6 +65,28 @@ def assert_protocol_error(
     return assert_contract_object(session, payload, code, schema, **expected)
 
 
+async def read_error(
+    session: Session, uri: str, rpc_code: int, code: str, *, server: str, **expected: Any
+) -> dict[str, Any]:
+    """resources/read of `uri` fails with the contract error `code` (`assert_protocol_error`)."""
+    try:
+        await session.client.read_resource(uri)
+    except McpProtocolError as raised:
+        return assert_protocol_error(session, raised, rpc_code, code, server=server, **expected)
+    raise AssertionError(f"resources/read {uri} answered")
+
+
+async def prompt_error(
+    session: Session, name: str, arguments: dict[str, str], rpc_code: int, code: str, *, server: str, **expected: Any
+) -> dict[str, Any]:
+    """prompts/get of `name` fails with the contract error `code` (`assert_protocol_error`)."""
+    try:
+        await session.client.get_prompt(name, arguments)
+    except McpProtocolError as raised:
+        return assert_protocol_error(session, raised, rpc_code, code, server=server, **expected)
+    raise AssertionError(f"prompts/get {name} answered")
+
+
 def assert_contract_object(
     session: Session, payload: dict[str, Any], code: str, schema: dict[str, Any] | None, **expected: Any
 ) -> dict[str, Any]:

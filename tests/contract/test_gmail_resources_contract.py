@@ -5,6 +5,7 @@ failure as a JSON-RPC error carrying the contract object (interface.md §5)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from gmail_emulator import Emulator, Fault
 from mcp.shared.exceptions import MCPError as McpProtocolError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
+from tests.contract import checks
 from tests.contract.checks import assert_protocol_error
 from tests.contract.harness import Session, running
 from tests.contract.test_gmail_accounts_contract import add_account
@@ -32,18 +34,8 @@ async def read_text(session: Session, uri: str) -> str:
     return text
 
 
-async def read_error(session: Session, uri: str, rpc_code: int, code: str, **details: Any) -> dict[str, Any]:
-    with pytest.raises(McpProtocolError) as raised:
-        await session.client.read_resource(uri)
-    return assert_protocol_error(session, raised.value, rpc_code, code, server=SERVER, **details)
-
-
-async def prompt_error(
-    session: Session, name: str, arguments: dict[str, str], rpc_code: int, code: str, **details: Any
-) -> dict[str, Any]:
-    with pytest.raises(McpProtocolError) as raised:
-        await session.client.get_prompt(name, arguments)
-    return assert_protocol_error(session, raised.value, rpc_code, code, server=SERVER, **details)
+read_error = functools.partial(checks.read_error, server=SERVER)
+prompt_error = functools.partial(checks.prompt_error, server=SERVER)
 
 
 async def tool(session: Session, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

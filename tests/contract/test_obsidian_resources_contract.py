@@ -6,6 +6,7 @@ object (interface.md §5)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from mcp.shared.exceptions import MCPError as McpProtocolError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, Completion, PromptReference, ResourceTemplateReference
 
+from tests.contract import checks
 from tests.contract.checks import assert_protocol_error
 from tests.contract.harness import Session, running
 
@@ -28,18 +30,8 @@ def obsidian(vault: Path, *flags: str) -> list[str]:
     return ["obsidian-mcp", "--vault", str(vault), "--index-dir", str(vault.parent / "index"), *flags]
 
 
-async def read_error(session: Session, uri: str, rpc_code: int, code: str, **details: Any) -> dict[str, Any]:
-    with pytest.raises(McpProtocolError) as raised:
-        await session.client.read_resource(uri)
-    return assert_protocol_error(session, raised.value, rpc_code, code, server=SERVER, **details)
-
-
-async def prompt_error(
-    session: Session, name: str, arguments: dict[str, str], rpc_code: int, code: str, **details: Any
-) -> dict[str, Any]:
-    with pytest.raises(McpProtocolError) as raised:
-        await session.client.get_prompt(name, arguments)
-    return assert_protocol_error(session, raised.value, rpc_code, code, server=SERVER, **details)
+read_error = functools.partial(checks.read_error, server=SERVER)
+prompt_error = functools.partial(checks.prompt_error, server=SERVER)
 
 
 async def complete(session: Session, ref: Any, value: str, argument: str = "path") -> Completion:
