@@ -177,9 +177,14 @@ def _items(
                 children=tuple(children.get(line - shift, ())),
                 section=section,
                 fields=tuple(item_fields.get((note_id, line), ())),
-                tags=tuple(json.loads(tags)),
-                links=tuple(json.loads(links)),
+                tags=_strings(tags),
+                links=_strings(links),
                 block_id=block_id,
             )
         )
     return tuple(items)
+
+
+def _strings(stored: str) -> tuple[str, ...]:
+    """A JSON list of strings as stored (most items have no tags or links: no decoding then)."""
+    return () if stored == "[]" else tuple(json.loads(stored))
