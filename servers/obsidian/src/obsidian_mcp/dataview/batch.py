@@ -136,11 +136,12 @@ def _comparison(op: str, left: Batch, right_expr: s.Expr, left_key: Hashable | N
             values = left(rows, context)
             if type(constant) is Link and op in ("=", "!="):  # `owner = [[Bob]]`: its key once, not per row
                 wanted, equal = sort_key(constant, context.normalize), op == "="
-                keys = column(
-                    ("link keys", left_key) if left_key is not None else None,
-                    rows,
-                    lambda _: [sort_key(value, context.normalize) if type(value) is Link else None for value in values],
-                )
+
+                def link_keys(some: Sequence[Row]) -> list[tuple[object, ...] | None]:
+                    found = values if some is rows else left(some, context)  # the shared rows: all of them
+                    return [sort_key(value, context.normalize) if type(value) is Link else None for value in found]
+
+                keys = column(("link keys", left_key) if left_key is not None else None, rows, link_keys)
                 return [
                     (link_key == wanted) is equal if link_key is not None else compare_op(op, value, constant, context)
                     for value, link_key in zip(values, keys, strict=True)
