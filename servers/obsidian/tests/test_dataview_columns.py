@@ -7,6 +7,7 @@ member that fails on rows a FROM left out are the ways it could."""
 
 from __future__ import annotations
 
+import random
 import shutil
 from datetime import date
 from pathlib import Path
@@ -108,3 +109,57 @@ def test_this_is_read_from_the_note_the_query_is_written_in(vault: Path) -> None
     assert first == answer(load_vault(vault), query, origin="Projects/Alpha.md")
     assert other == answer(load_vault(vault), query, origin="Projects/Beta.md")
     assert first != other
+
+
+SOURCES = [
+    "",
+    "FROM #project",
+    'FROM "Projects"',
+    'FROM "Tasks"',
+    "FROM [[Alpha]]",
+    "FROM #project AND -#project/alpha",
+]
+TYPES = ["LIST", "TASK", "TABLE status, file.name"]
+CONDITIONS = [
+    "status",
+    "!status",
+    'status = "active"',
+    "owner = [[Bob]]",
+    "owner != [[Bob]]",
+    "file.tags",
+    'contains(file.tags, "#project")',
+    "due",
+    "due < date(2024-05-03)",
+    "completed",
+    "!completed",
+    "priority",
+    "status.foo",
+    "file.name.x",
+    "length(file.tasks) > 0",
+    "file.mtime",
+    "this.status",
+]
+TAILS = ["", " SORT file.name DESC", " GROUP BY status", " LIMIT 3"]
+
+
+def random_query(rng: random.Random) -> str:
+    where = f" {rng.choice(['AND', 'OR'])} ".join(rng.choice(CONDITIONS) for _ in range(rng.randint(1, 3)))
+    if rng.random() < 0.3:
+        where = f"({where}) {rng.choice(['AND', 'OR'])} {rng.choice(CONDITIONS)}"
+    return f"{rng.choice(TYPES)} {rng.choice(SOURCES)} WHERE {where}{rng.choice(TAILS)}".replace("  ", " ")
+
+
+def test_random_query_sequences_answer_as_computed_afresh(vault: Path) -> None:
+    """Whatever order queries come in, what one keeps never changes what a later one answers."""
+    rng = random.Random(14)
+    fresh_source = load_vault(vault)
+    pages = make(vault)
+    notes = sorted(path for path in vault.rglob("*.md") if ".trash" not in path.parts)
+    for number in range(300):
+        if number % 25 == 24:  # another program edits a note now and then
+            note = rng.choice(notes)
+            edit = rng.choice(["status:: active\n", "owner:: [[Bob]]\n", "- [ ] new task\n", "#project\n"])
+            note.write_text(note.read_text(encoding="utf-8") + "\n" + edit, encoding="utf-8")
+            fresh_source = load_vault(vault)
+        query = random_query(rng)
+        assert through_index(pages, query) == answer(fresh_source, query), f"query {number}: {query}"
