@@ -20,6 +20,7 @@ from obsidian_mcp.vault.markdown import load_frontmatter
 from obsidian_mcp.vault.paths import Vault
 
 FIXTURE = Path(__file__).parent / "fixtures" / "dataview_vault"
+SAMPLE_VAULT = Path(__file__).parents[3] / "examples" / "vault"
 
 TASK_COLUMNS = (
     "path, line, status, text, section, parent_line, due, scheduled, start, completion, created, cancelled, "
@@ -105,8 +106,10 @@ def assert_same_as_disk(root: Path, pages: VaultPages) -> None:
         assert (page.metadata.fields, page.metadata.items) == (fields, items), path
 
 
-def test_pages_built_from_the_tables_equal_the_notes_read_from_disk(vault: Path) -> None:
-    assert_same_as_disk(vault, make(vault))
+@pytest.mark.parametrize("source", [FIXTURE, SAMPLE_VAULT], ids=["dataview fixture", "sample vault"])
+def test_pages_built_from_the_tables_equal_the_notes_read_from_disk(tmp_path: Path, source: Path) -> None:
+    shutil.copytree(source, tmp_path / "vault")
+    assert_same_as_disk(tmp_path / "vault", make(tmp_path / "vault"))
 
 
 def test_pages_updated_by_a_sync_equal_the_notes_read_from_disk(vault: Path) -> None:
