@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from obsidian_mcp.dataview import QueryError, QueryResult, execute_query
+from obsidian_mcp.dataview.columns import MAX_COLUMNS
+from obsidian_mcp.dataview.executor import _STARTS
 from obsidian_mcp.dataview.loader import load_vault
 from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.vault_index import VaultIndex
@@ -163,3 +165,14 @@ def test_random_query_sequences_answer_as_computed_afresh(vault: Path) -> None:
             fresh_source = load_vault(vault)
         query = random_query(rng)
         assert through_index(pages, query) == answer(fresh_source, query), f"query {number}: {query}"
+
+
+def test_the_columns_kept_are_bounded(vault: Path) -> None:
+    """Regression guard: an agent asking for ever new fields must not grow the server without end."""
+    pages = make(vault)
+    for number in range(MAX_COLUMNS + 20):
+        through_index(pages, f"LIST WHERE field{number}")
+    assert through_index(pages, "LIST WHERE status") == answer(load_vault(vault), "LIST WHERE status")
+    kept = [start.rows.columns for start in _STARTS[pages].values()]
+    assert kept and all(len(columns) == MAX_COLUMNS for columns in kept)
+    assert ("field", "status") in kept[0] and ("field", "field0") not in kept[0]

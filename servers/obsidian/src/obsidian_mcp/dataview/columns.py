@@ -22,6 +22,7 @@ from obsidian_mcp.dataview.errors import EvalError
 from obsidian_mcp.dataview.values import Row
 
 T = TypeVar("T")
+MAX_COLUMNS = 64  # kept per set of shared rows; the oldest goes first (a column of 10k rows: ~80 KB)
 
 
 class SharedRows(list[Row]):
@@ -32,6 +33,13 @@ class SharedRows(list[Row]):
     def __init__(self, rows: Iterable[Row]) -> None:
         super().__init__(rows)
         self.columns: dict[Hashable, list[Any]] = {}
+
+    def keep(self, key: Hashable, values: list[T]) -> list[T]:
+        """Keep `values` as the column `key`, dropping the oldest column past `MAX_COLUMNS`."""
+        if len(self.columns) >= MAX_COLUMNS:
+            del self.columns[next(iter(self.columns))]
+        self.columns[key] = values
+        return values
 
 
 class RowsOf(list[Row]):
@@ -75,13 +83,13 @@ def column(key: Hashable | None, rows: Sequence[Row], compute: Callable[[Sequenc
     if type(rows) is SharedRows:
         found = rows.columns.get(key)
         if found is None:
-            found = rows.columns[key] = compute(rows)
+            found = rows.keep(key, compute(rows))
         return list(found)  # the caller may change its list
     if type(rows) is RowsOf:
         found = rows.shared.columns.get(key)
         if found is None:
             try:
-                found = rows.shared.columns[key] = compute(rows.shared)
+                found = rows.shared.keep(key, compute(rows.shared))
             except EvalError:
                 return compute(rows)
         return [found[index] for index in rows.indices]
