@@ -15,6 +15,18 @@ from obsidian_mcp.dataview.list_items import ListItem
 from obsidian_mcp.dataview.page import Page
 from obsidian_mcp.dataview.values import Link, Value, normalize_heading
 
+# A task's dates, priority and recurrence: the field keys each is read from, the first found wins
+# (Dataview's alternative keys; the Tasks plugin's emoji are fields of the first name).
+TASK_FIELDS: dict[str, tuple[str, ...]] = {
+    "created": ("created", "ctime", "cday"),
+    "due": ("due", "duetime", "dueday"),
+    "completion": ("completed", "completion", "comptime", "compday"),
+    "start": ("start",),
+    "scheduled": ("scheduled",),
+    "priority": ("priority",),
+    "recurrence": ("recurrence", "repeat"),
+}
+
 
 def _first(fields: Mapping[str, Value], *keys: str) -> Value:
     for key in keys:
@@ -66,14 +78,8 @@ def list_objects(page: Page, items: Sequence[ListItem]) -> list[dict[str, Value]
                 "checked": item.status not in ("", " "),
                 "completed": completed,
                 "fullyCompleted": completed_tree(item),
-                "created": _first(fields, "created", "ctime", "cday"),
-                "due": _first(fields, "due", "duetime", "dueday"),
-                "completion": _first(fields, "completed", "completion", "comptime", "compday"),
-                "start": _first(fields, "start"),
-                "scheduled": _first(fields, "scheduled"),
-                "priority": _first(fields, "priority"),
-                "recurrence": _first(fields, "recurrence", "repeat"),
             }
+            data |= {name: _first(fields, *keys) for name, keys in TASK_FIELDS.items()}
         for key, value in fields.items():
             data.setdefault(key, value)
         built[item.line] = data

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,18 +31,9 @@ if TYPE_CHECKING:
     from obsidian_mcp.dataview.inline_fields import InlineField
     from obsidian_mcp.dataview.list_items import ListItem
 
-# A task's date (and priority, recurrence) column -> the field keys it is read from, first found
-# wins; the same keys Dataview's task objects read (`list_objects`).
-TASK_COLUMNS: dict[str, tuple[str, ...]] = {
-    "due": ("due", "duetime", "dueday"),
-    "scheduled": ("scheduled",),
-    "start": ("start",),
-    "completion": ("completion", "completed", "comptime", "compday"),
-    "created": ("created", "ctime", "cday"),
-    "cancelled": ("cancelled",),
-    "priority": ("priority",),
-    "recurrence": ("recurrence", "repeat"),
-}
+# A task's raw dates, priority and recurrence, each read from the field keys Dataview's task
+# objects read it from (`dataview.list_objects.TASK_FIELDS`); `cancelled` from its own.
+TASK_COLUMNS = ("due", "scheduled", "start", "completion", "created", "cancelled", "priority", "recurrence")
 _ITEM_COLUMNS = (
     "note_id, line, line_count, parent_line, symbol, indent, status, text, section, block_id, tags, links, "
     + ", ".join(TASK_COLUMNS)
@@ -50,17 +41,19 @@ _ITEM_COLUMNS = (
 _FIELD_COLUMNS = "note_id, item_line, line, col, source, key, value"
 
 
-def _task_values(item: ListItem) -> list[str | None]:
+def _task_values(item: ListItem, keys: Mapping[str, tuple[str, ...]]) -> list[str | None]:
     if not item.task:
         return [None] * len(TASK_COLUMNS)
     found: dict[str, str] = {}
     for inline in item.fields:
         found.setdefault(inline.key.strip().lower(), inline.value.strip())
-    return [next((found[key] for key in keys if key in found), None) for keys in TASK_COLUMNS.values()]
+    return [next((found[key] for key in keys.get(name, (name,)) if key in found), None) for name in TASK_COLUMNS]
 
 
 def write(conn: sqlite3.Connection, note_id: int, record: NoteRecord) -> None:
     """Store `record`'s fields and list items for the note `note_id` (its old rows already gone)."""
+    from obsidian_mcp.dataview.list_objects import TASK_FIELDS  # the engine, not at start-up
+
     shift = record.body_line - 1
     fields: list[tuple[object, ...]] = [
         (note_id, None, None, None, "frontmatter", str(key), json.dumps(value, ensure_ascii=False))
@@ -92,7 +85,7 @@ def write(conn: sqlite3.Connection, note_id: int, record: NoteRecord) -> None:
                 item.block_id,
                 json.dumps(item.tags, ensure_ascii=False),
                 json.dumps(item.links, ensure_ascii=False),
-                *_task_values(item),
+                *_task_values(item, TASK_FIELDS),
             )
         )
     conn.executemany(f"INSERT INTO fields({_FIELD_COLUMNS}) VALUES ({_marks(_FIELD_COLUMNS)})", fields)
