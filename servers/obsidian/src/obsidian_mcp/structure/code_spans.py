@@ -10,12 +10,9 @@ unclosed in its block is literal text, as in CommonMark.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
-from obsidian_mcp.structure.lines import Span, blank_spans, closing_backticks, mask_inline_code
-
-_BACKTICKS = re.compile(r"`+")
+from obsidian_mcp.structure.lines import BACKTICKS, Span, blank_spans, closing_backticks, mask_inline_code
 
 
 def may_cross_lines(text: str) -> bool:
@@ -35,7 +32,7 @@ def find_crossing_spans(
         index, pos = first, 0
         while index < end:
             text = visible[index]
-            opening = _BACKTICKS.search(text, pos)
+            opening = BACKTICKS.search(text, pos)
             if opening is None:
                 index, pos = index + 1, 0
                 continue
@@ -59,7 +56,7 @@ def find_crossing_spans(
 def _closing_later(visible: Sequence[str], start: int, end: int, width: int) -> tuple[int, int] | None:
     """(line, offset after it) of the first run of `width` backticks on lines `start` to `end`."""
     for index in range(start, end):
-        for candidate in _BACKTICKS.finditer(visible[index]):
+        for candidate in BACKTICKS.finditer(visible[index]):
             if len(candidate.group()) == width:
                 return index, candidate.end()
     return None

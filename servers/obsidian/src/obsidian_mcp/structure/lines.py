@@ -16,7 +16,7 @@ LineKind = Literal["prose", "code", "comment"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
-_BACKTICKS = re.compile(r"`+")
+BACKTICKS = re.compile(r"`+")  # a run of backticks: what opens or closes an inline code span
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +122,7 @@ def mask_inline_code(line: str) -> str:
         return line
     out = list(line)
     pos = 0
-    while (opening := _BACKTICKS.search(line, pos)) is not None:
+    while (opening := BACKTICKS.search(line, pos)) is not None:
         closing = closing_backticks(line, opening)
         if closing is None:
             pos = opening.end()
@@ -136,7 +136,7 @@ def closing_backticks(line: str, opening: re.Match[str]) -> int | None:
     """Where the code span opened by the backtick run `opening` ends (after its closing run of the
     same width, on the same line), or None when nothing closes it."""
     width = len(opening.group())
-    for candidate in _BACKTICKS.finditer(line, opening.end()):
+    for candidate in BACKTICKS.finditer(line, opening.end()):
         if len(candidate.group()) == width:
             return candidate.end()
     return None
