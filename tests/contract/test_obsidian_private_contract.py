@@ -18,6 +18,7 @@ import pytest
 from mcp.shared.exceptions import MCPError as McpProtocolError
 from mcp_types import ResourceTemplateReference
 
+from tests.contract import harness
 from tests.contract.checks import assert_error, assert_protocol_error
 from tests.contract.harness import Session, running
 
@@ -38,7 +39,8 @@ zanzibarquokka thoughts about [[Home]] and [[Alpha]].
 
 
 def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), "--index-dir", str(vault.parent / "index"), *flags]
+    """obsidian-mcp on `vault`, with its index in the folder beside the vault."""
+    return harness.obsidian(vault, "--index-dir", str(vault.parent / "index"), *flags)
 
 
 def excluding() -> list[str]:

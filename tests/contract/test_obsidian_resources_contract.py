@@ -16,7 +16,7 @@ import pytest
 from mcp.shared.exceptions import MCPError as McpProtocolError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, Completion, PromptReference, ResourceTemplateReference
 
-from tests.contract import checks
+from tests.contract import checks, harness
 from tests.contract.checks import assert_protocol_error
 from tests.contract.harness import Session, running
 
@@ -27,7 +27,8 @@ TEMPLATE = ResourceTemplateReference(uri="obsidian://note/{path}")
 
 
 def obsidian(vault: Path, *flags: str) -> list[str]:
-    return ["obsidian-mcp", "--vault", str(vault), "--index-dir", str(vault.parent / "index"), *flags]
+    """obsidian-mcp on `vault`, with its index in the folder beside the vault."""
+    return harness.obsidian(vault, "--index-dir", str(vault.parent / "index"), *flags)
 
 
 read_error = functools.partial(checks.read_error, server=SERVER)
