@@ -73,5 +73,9 @@ def gmail_env(emulator: Emulator, tmp_path: Path) -> Iterator[dict[str, str]]:
         "GMAIL_MCP_DOWNLOAD_DIR": str(tmp_path / "downloads"),
         "GMAIL_MCP_BACKOFF_SECONDS": "0.01",
         "GMAIL_MCP_TIMEOUT_SECONDS": "5",
+        "GMAIL_MCP_AUDIT_LOG": str(tmp_path / "state" / "audit.jsonl"),
+        # The send guard asks nothing here: these tests send to made-up addresses through clients that cannot
+        # answer. test_gmail_guard_contract.py sets the default (new-recipients) and answers as the person.
+        "GMAIL_MCP_CONFIRM": "never",
     }
     emulator.clear_faults()

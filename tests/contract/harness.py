@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 import httpx2
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, ElicitationFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
@@ -96,23 +96,33 @@ def obsidian(vault: Path, *flags: str) -> list[str]:
 
 
 @asynccontextmanager
-async def running(command: list[str], env: dict[str, str] | None = None) -> AsyncIterator[Session]:
-    """Start `uv run <command>` from the repo root over CONTRACT_TRANSPORT, initialise, and yield a Session."""
+async def running(
+    command: list[str], env: dict[str, str] | None = None, elicitation: ElicitationFnT | None = None
+) -> AsyncIterator[Session]:
+    """Start `uv run <command>` from the repo root over CONTRACT_TRANSPORT, initialise, and yield a Session.
+
+    With `elicitation`, the client declares the elicitation capability and answers with that callback.
+    """
     if TRANSPORT == "http":
-        async with running_http(command, env) as session:
+        async with running_http(command, env, elicitation) as session:
             yield session
         return
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
         params = StdioServerParameters(
             command=UV, args=["run", "--quiet", "--locked", *command], env=server_env(env), cwd=str(REPO)
         )
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, elicitation_callback=elicitation) as client,
+        ):
             await client.initialize()
             yield Session(client, errlog)
 
 
 @asynccontextmanager
-async def running_http(command: list[str], env: dict[str, str] | None = None) -> AsyncIterator[Session]:
+async def running_http(
+    command: list[str], env: dict[str, str] | None = None, elicitation: ElicitationFnT | None = None
+) -> AsyncIterator[Session]:
     """`uv run <command> --transport http --port 0`: the SDK's streamable HTTP client, sending the bearer token."""
     service = command[0]
     with tempfile.TemporaryDirectory(prefix="contract-http-") as tmp:
@@ -127,7 +137,7 @@ async def running_http(command: list[str], env: dict[str, str] | None = None) ->
             async with (
                 http_client(server.token) as http,
                 streamable_http_client(server.url, http_client=http) as (read, write),
-                ClientSession(read, write) as client,
+                ClientSession(read, write, elicitation_callback=elicitation) as client,
             ):
                 await client.initialize()
                 with open(server.stderr_path, encoding="utf-8") as errlog:

@@ -19,7 +19,10 @@ from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.config import Settings
 from gmail_mcp.delivery import Delivery
+from gmail_mcp.guard.gate import ConfirmMode, Gate
+from gmail_mcp.guard.known import AccountAddress, KnownRecipients, Trusted
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.sendas import SendAs
 from gmail_mcp.server import build_server
 
 MODIFY = "https://www.googleapis.com/auth/gmail.modify"
@@ -59,9 +62,10 @@ def client(make_client: Callable[..., GmailClient]) -> GmailClient:
 
 @pytest.fixture
 def make_server(emu: Emulator, client: GmailClient, tmp_path: Path) -> Callable[..., ContractServer]:
-    """`make_server(read_only=False)` → the assembled server (as `gmail-mcp` builds it) for the emulator."""
+    """`make_server(read_only=False, confirm=NEVER)` → the assembled server (as `gmail-mcp` builds it) for the
+    emulator; its audit log is `tmp_path / "audit.jsonl"`. Tests of the send guard pass their own `confirm`."""
 
-    def make(read_only: bool = False) -> ContractServer:
+    def make(read_only: bool = False, confirm: ConfirmMode = ConfirmMode.NEVER, trusted: str = "") -> ContractServer:
         settings = Settings(
             credentials_file=tmp_path / "credentials.json",
             token_file=client.settings.token_file,
@@ -70,6 +74,9 @@ def make_server(emu: Emulator, client: GmailClient, tmp_path: Path) -> Callable[
             read_only=read_only,
             timeout_seconds=5,
             backoff_base_seconds=0.01,
+            confirm=confirm,
+            trusted_recipients=trusted,
+            audit_log=tmp_path / "audit.jsonl",
         )
         return build_server(settings)
 
@@ -112,3 +119,10 @@ def copies(emu: Emulator, message_id: str) -> int:
 def sent_copies(emu: Emulator) -> Callable[[str], int]:
     """`sent_copies(message_id)` → how many messages in Sent carry this Message-ID."""
     return lambda message_id: copies(emu, message_id)
+
+
+@pytest.fixture
+def ungated(mailbox: MailboxApi) -> Gate:
+    """A gate that asks nothing (--confirm never), for tests about composing and delivering; the gate's own
+    tests (test_send_guard*.py) build theirs."""
+    return Gate(ConfirmMode.NEVER, KnownRecipients(mailbox, SendAs(mailbox), Trusted()), AccountAddress(mailbox))

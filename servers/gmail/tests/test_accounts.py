@@ -48,6 +48,7 @@ def build(emu: Emulator, tmp_path: Path) -> Build:
             read_only=read_only,
             timeout_seconds=5,
             backoff_base_seconds=0.01,
+            audit_log=tmp_path / "audit.jsonl",
         )
         return build_server(settings)
 

@@ -13,6 +13,7 @@ from gmail_mcp.api.errors import ApiNotFound
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import DraftChange, Drafts
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.mail.errors import InvalidField, NotSendAs
 from gmail_mcp.outgoing import Composer, Outgoing
 
@@ -20,8 +21,8 @@ Stored = Callable[[Emulator, str], EmailMessage]
 
 
 @pytest.fixture
-def box(mailbox: MailboxApi, delivery: Delivery) -> Drafts:
-    return Drafts(mailbox, Composer(mailbox), delivery)
+def box(mailbox: MailboxApi, delivery: Delivery, ungated: Gate) -> Drafts:
+    return Drafts(mailbox, Composer(mailbox), delivery, ungated)
 
 
 def text(part: object) -> str:

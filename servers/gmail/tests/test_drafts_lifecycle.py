@@ -11,6 +11,7 @@ from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, RateLimited, SendF
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import Drafts
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.outgoing import Composer, Outgoing
 from gmail_mcp.warnings import DELIVERY_CONFIRMED_AFTER_ERROR
 
@@ -18,8 +19,8 @@ Stored = Callable[[Emulator, str], EmailMessage]
 
 
 @pytest.fixture
-def box(mailbox: MailboxApi, delivery: Delivery) -> Drafts:
-    return Drafts(mailbox, Composer(mailbox), delivery)
+def box(mailbox: MailboxApi, delivery: Delivery, ungated: Gate) -> Drafts:
+    return Drafts(mailbox, Composer(mailbox), delivery, ungated)
 
 
 def draft_count(emu: Emulator) -> int:

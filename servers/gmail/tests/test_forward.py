@@ -13,6 +13,7 @@ from gmail_emulator.seed import NOTES_TXT, PDF_BYTES
 from gmail_mcp.api.errors import ApiNotFound
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.mail.compose import ATTACHMENT_LIMIT_BYTES, forward_subject
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.outgoing import Composer, Forward
@@ -23,8 +24,8 @@ Stored = Callable[[Emulator, str], EmailMessage]
 
 
 @pytest.fixture
-def sender(mailbox: MailboxApi, delivery: Delivery) -> Sender:
-    return Sender(Composer(mailbox), delivery)
+def sender(mailbox: MailboxApi, delivery: Delivery, ungated: Gate) -> Sender:
+    return Sender(Composer(mailbox), delivery, ungated)
 
 
 def text(part: object) -> str:

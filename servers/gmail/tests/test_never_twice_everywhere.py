@@ -19,9 +19,12 @@ from gmail_mcp.api.errors import ApiRejected, AuthRequired, RateLimited, SendFai
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import Drafts
+from gmail_mcp.guard.gate import ConfirmMode, Gate
+from gmail_mcp.guard.known import AccountAddress, KnownRecipients, Trusted
 from gmail_mcp.mail.compose import FINGERPRINT_HEADER
 from gmail_mcp.outgoing import Composer, Forward, Outgoing
 from gmail_mcp.results import SentDraft, SentMessage
+from gmail_mcp.sendas import SendAs
 from gmail_mcp.sender import Sender
 from gmail_mcp.warnings import DELIVERY_CONFIRMED_AFTER_ERROR
 
@@ -48,17 +51,19 @@ class Operation:
 def _send(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
     composer = Composer(mailbox)
     built = composer.compose(Outgoing(to="bob@example.com", subject="fault matrix", body="hello\n"))
-    return built.message_id, lambda: Sender(composer, delivery)._deliver(built, [])
+    return built.message_id, lambda: Sender(composer, delivery, _ungated(mailbox))._deliver(built, [])
 
 
 def _forward(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
     composer = Composer(mailbox)
     composed = composer.compose_forward(Forward(emu.seeded["invoice_pdf"], to="bob@example.com", body="FYI"))
-    return composed.built.message_id, lambda: Sender(composer, delivery)._deliver(composed.built, composed.warnings)
+    return composed.built.message_id, lambda: Sender(composer, delivery, _ungated(mailbox))._deliver(
+        composed.built, composed.warnings
+    )
 
 
 def _draft(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
-    box = Drafts(mailbox, Composer(mailbox), delivery)
+    box = Drafts(mailbox, Composer(mailbox), delivery, _ungated(mailbox))
     created = box.create(Outgoing(to="bob@example.com", subject="fault matrix", body="hello\n"))
     raw = emu.mailbox.get_raw(created.message_id).decode()
     our_id = next(line.split(":", 1)[1].strip() for line in raw.split("\r\n") if line.startswith("Message-ID:"))
@@ -160,7 +165,12 @@ def test_a_draft_made_elsewhere_is_recognised_by_its_message_id_alone(
     draft_id = emu.seeded_drafts["draft_notes"]
     message_id = emu.seeded["draft_notes"]
     emu.add_fault(Fault("drafts.send", drop_connection=True, after_commit=True))
-    box = Drafts(mailbox, Composer(mailbox), delivery)
+    box = Drafts(mailbox, Composer(mailbox), delivery, _ungated(mailbox))
     assert outcome(lambda: box.send(draft_id)) == ("confirmed",)
     assert "SENT" in emu.mailbox.label_ids(message_id)
     assert sum(1 for r in emu.request_log() if r.route == "drafts.send") == 1
+
+
+def _ungated(mailbox: MailboxApi) -> Gate:
+    """A gate that asks nothing (--confirm never): these tests are about delivering at most once."""
+    return Gate(ConfirmMode.NEVER, KnownRecipients(mailbox, SendAs(mailbox), Trusted()), AccountAddress(mailbox))

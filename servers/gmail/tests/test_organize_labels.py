@@ -12,14 +12,15 @@ from gmail_emulator import Emulator, Fault
 from gmail_mcp.api.client import GmailClient
 from gmail_mcp.api.errors import ApiNotFound, ApiRejected
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.organizer import Organizer
 
 
 @pytest.fixture
-def organizer(mailbox: MailboxApi) -> Organizer:
-    return Organizer(mailbox, LabelDirectory(mailbox))
+def organizer(mailbox: MailboxApi, ungated: Gate) -> Organizer:
+    return Organizer(mailbox, LabelDirectory(mailbox), ungated)
 
 
 def labels_of(emu: Emulator, key: str) -> set[str]:

@@ -12,6 +12,7 @@ import pytest
 from gmail_emulator import Emulator
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.mail.compose import ReplyContext, build_message
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.outgoing import Composer, Outgoing
@@ -22,8 +23,8 @@ ME = "me@example.com"  # the seeded account; its send-as alias is me@acme.exampl
 
 
 @pytest.fixture
-def sender(mailbox: MailboxApi, delivery: Delivery) -> Sender:
-    return Sender(Composer(mailbox), delivery)
+def sender(mailbox: MailboxApi, delivery: Delivery, ungated: Gate) -> Sender:
+    return Sender(Composer(mailbox), delivery, ungated)
 
 
 def original(**headers: str) -> bytes:

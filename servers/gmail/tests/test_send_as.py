@@ -15,6 +15,7 @@ from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import Drafts
 from gmail_mcp.errors import to_contract
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.mail.errors import InvalidField, NotSendAs
 from gmail_mcp.outgoing import Composer, Forward, Outgoing
 from gmail_mcp.sender import Sender
@@ -29,8 +30,8 @@ def composer(mailbox: MailboxApi) -> Composer:
 
 
 @pytest.fixture
-def sender(composer: Composer, delivery: Delivery) -> Sender:
-    return Sender(composer, delivery)
+def sender(composer: Composer, delivery: Delivery, ungated: Gate) -> Sender:
+    return Sender(composer, delivery, ungated)
 
 
 def text(part: object) -> str:
@@ -101,7 +102,9 @@ def test_forwards_and_drafts_sign_too(
     answer = sender.forward(Forward(emu.seeded["lunch_1"], to="bob@example.com", body="FYI"))
     plain = text(stored(emu, answer.id).get_body(("plain",)))
     assert plain.startswith(f"FYI\n\n-- \n{SEED_SIGNATURE_TEXT}\n\n---------- Forwarded message ---------\n")
-    draft = Drafts(mailbox, composer, delivery).create(Outgoing(to="bob@example.com", subject="d", body="Draft"))
+    draft = Drafts(mailbox, composer, delivery, sender.gate).create(
+        Outgoing(to="bob@example.com", subject="d", body="Draft")
+    )
     assert text(stored(emu, draft.message_id).get_body(("plain",))) == f"Draft\n\n-- \n{SEED_SIGNATURE_TEXT}\n"
 
 

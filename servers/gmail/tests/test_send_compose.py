@@ -15,6 +15,7 @@ from gmail_mcp.api.errors import ApiNotFound
 from gmail_mcp.api.mailbox import RAW_LIMIT_BYTES, MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.errors import to_contract
+from gmail_mcp.guard.gate import Gate
 from gmail_mcp.mail.compose import ATTACHMENT_LIMIT_BYTES
 from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField
 from gmail_mcp.outgoing import Composer, Outgoing
@@ -24,8 +25,8 @@ Stored = Callable[[Emulator, str], EmailMessage]
 
 
 @pytest.fixture
-def sender(mailbox: MailboxApi, delivery: Delivery) -> Sender:
-    return Sender(Composer(mailbox), delivery)
+def sender(mailbox: MailboxApi, delivery: Delivery, ungated: Gate) -> Sender:
+    return Sender(Composer(mailbox), delivery, ungated)
 
 
 def test_a_reply_is_threaded_and_keeps_one_re(emu: Emulator, sender: Sender, stored: Stored) -> None:

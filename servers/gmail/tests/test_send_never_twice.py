@@ -19,8 +19,11 @@ from gmail_mcp.api.client import ClientSettings, GmailClient
 from gmail_mcp.api.errors import ApiRejected, AuthRequired, RateLimited, RequestNotSent, SendFailed
 from gmail_mcp.api.mailbox import RAW_LIMIT_BYTES, MailboxApi
 from gmail_mcp.delivery import Delivery
+from gmail_mcp.guard.gate import ConfirmMode, Gate
+from gmail_mcp.guard.known import AccountAddress, KnownRecipients, Trusted
 from gmail_mcp.mail.compose import BuiltMessage, build_message
 from gmail_mcp.outgoing import Composer, Outgoing
+from gmail_mcp.sendas import SendAs
 from gmail_mcp.sender import Sender
 from gmail_mcp.warnings import DELIVERY_CONFIRMED_AFTER_ERROR
 
@@ -182,7 +185,7 @@ def test_a_dropped_reply_with_attachment_is_confirmed_in_its_thread(
     attachment = tmp_path / "data.bin"
     attachment.write_bytes(bytes(range(256)) * (size // 256))
     original = emu.seeded["dinner_2"]
-    sender = Sender(Composer(MailboxApi(client)), delivery)
+    sender = Sender(Composer(MailboxApi(client)), delivery, _ungated(MailboxApi(client)))
     emu.add_fault(Fault(SEND, drop_connection=True, after_commit=True))
     answer = sender.send(
         Outgoing(to="bob@example.com", subject="", body="see attached", reply_to_message_id=original,
@@ -213,3 +216,8 @@ def test_an_unexpected_failure_is_ambiguous_not_a_crash_and_not_a_retry(
     built = message()
     assert outcome(Delivery(MailboxApi(CrashAfterSending(client.settings))), built) == ("confirmed",)
     assert sent_copies(built.message_id) == 1 and send_requests(emu) == 1
+
+
+def _ungated(mailbox: MailboxApi) -> Gate:
+    """A gate that asks nothing (--confirm never): these tests are about delivering at most once."""
+    return Gate(ConfirmMode.NEVER, KnownRecipients(mailbox, SendAs(mailbox), Trusted()), AccountAddress(mailbox))

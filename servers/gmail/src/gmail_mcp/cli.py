@@ -18,19 +18,35 @@ LEVELS = click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=Fals
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--read-only", is_flag=True, help="Read-only scope; no write tools (env GMAIL_MCP_READ_ONLY=1).")
 @click.option("--log-level", envvar="GMAIL_MCP_LOG_LEVEL", default="INFO", show_default=True, type=LEVELS)
+@click.option(
+    "--confirm",
+    envvar="GMAIL_MCP_CONFIRM",
+    default="new-recipients",
+    show_default=True,
+    type=click.Choice(["new-recipients", "always", "never"]),
+    help="What the person confirms in the client: mail to new recipients, every mail, or nothing.",
+)
 @serving_options("gmail-mcp", default_port=8766)
 @click.pass_context
-def main(ctx: click.Context, read_only: bool, log_level: str, serving: Serving) -> None:
+def main(ctx: click.Context, read_only: bool, log_level: str, confirm: str, serving: Serving) -> None:
     """Serve Gmail to an MCP client over stdio (the default) or HTTP, or authorise with `auth`."""
     configure_logging("gmail-mcp", log_level)  # before the server exists, so the SDK adds no handler
     if ctx.invoked_subcommand is not None:
         return
+    from gmail_mcp.guard.gate import ConfirmMode
     from gmail_mcp.server import build_server
 
-    settings = Settings.from_env(read_only=read_only)
+    settings = Settings.from_env(read_only=read_only, confirm=ConfirmMode(confirm))
     server = build_server(settings)
     expose_tools(server, serving)
-    log.info("serving", extra={"read_only": settings.read_only, "token_present": settings.token_file.exists()})
+    log.info(
+        "serving",
+        extra={
+            "read_only": settings.read_only,
+            "token_present": settings.token_file.exists(),
+            "confirm": settings.confirm.value,
+        },
+    )
     serve(server, serving)
 
 

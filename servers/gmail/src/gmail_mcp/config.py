@@ -6,6 +6,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gmail_mcp.guard.audit import DEFAULT_PATH as DEFAULT_AUDIT_LOG
+from gmail_mcp.guard.gate import ConfirmMode
+
 DEFAULT_API_ENDPOINT = "https://gmail.googleapis.com/"
 LEGACY_TOKEN_FILE = "~/.config/gmail-mcp/token.json"  # version 1's one token, used as `default` when alone
 
@@ -30,15 +33,21 @@ class Settings:
     crash_tools: frozenset[str] = field(default_factory=frozenset)
     token_dir: Path | None = None  # every other account's token, `<name>.json`; None: the default account only
     account: str | None = None  # the account a call without `account` means (GMAIL_MCP_ACCOUNT)
+    confirm: ConfirmMode = ConfirmMode.NEW_RECIPIENTS  # what the person must confirm (GMAIL_MCP_CONFIRM, --confirm)
+    trusted_recipients: str = ""  # GMAIL_MCP_TRUSTED_RECIPIENTS: addresses and @domain entries, comma-separated
+    audit_log: Path = field(default_factory=lambda: Path(DEFAULT_AUDIT_LOG).expanduser())
 
     @classmethod
-    def from_env(cls, *, read_only: bool = False) -> Settings:
+    def from_env(cls, *, read_only: bool = False, confirm: ConfirmMode | None = None) -> Settings:
         token_dir = _path("GMAIL_MCP_TOKEN_DIR", "~/.config/gmail-mcp/tokens")
         return cls(
             credentials_file=_path("GMAIL_MCP_CREDENTIALS_FILE", "~/.config/gmail-mcp/credentials.json"),
             token_file=default_token_file(token_dir),
             token_dir=token_dir,
             account=os.environ.get("GMAIL_MCP_ACCOUNT", "").strip() or None,
+            confirm=confirm or ConfirmMode(os.environ.get("GMAIL_MCP_CONFIRM") or ConfirmMode.NEW_RECIPIENTS),
+            trusted_recipients=os.environ.get("GMAIL_MCP_TRUSTED_RECIPIENTS", ""),
+            audit_log=_path("GMAIL_MCP_AUDIT_LOG", DEFAULT_AUDIT_LOG),
             api_endpoint=os.environ.get("GMAIL_MCP_API_ENDPOINT") or DEFAULT_API_ENDPOINT,
             download_dir=_path("GMAIL_MCP_DOWNLOAD_DIR", "~/Downloads/gmail-mcp"),
             read_only=read_only or _flag("GMAIL_MCP_READ_ONLY"),

@@ -10,13 +10,15 @@ from gmail_mcp import warnings
 from gmail_mcp.api.errors import ApiNotFound
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery, SentFingerprint
+from gmail_mcp.guard.errors import ConfirmationRequired, DraftChanged
+from gmail_mcp.guard.gate import NOBODY, Gate, Person
 from gmail_mcp.mail.addresses import addr_spec, header_addresses, parse_address_list
 from gmail_mcp.mail.compose import FINGERPRINT_HEADER, CarriedPart, Threading, build_message, check_attachments
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.mail.filenames import safe_filename
 from gmail_mcp.mail.headers import HeaderMap, header_map, message_ids, raw_header
 from gmail_mcp.mail.parse import message_content, parse_full, summarize
-from gmail_mcp.mail.text import decode_bytes, normalise_newlines
+from gmail_mcp.mail.text import decode_base64url, decode_bytes, normalise_newlines
 from gmail_mcp.outgoing import Carrier, Composer, Outgoing, Recipients
 from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, DraftSummary, SentDraft, UpdatedDraft
 from gmail_mcp.sendas import SendAsAddress
@@ -45,10 +47,11 @@ def _message_of(draft: dict[str, Any]) -> dict[str, Any]:
 
 
 class Drafts:
-    def __init__(self, mailbox: MailboxApi, composer: Composer, delivery: Delivery) -> None:
+    def __init__(self, mailbox: MailboxApi, composer: Composer, delivery: Delivery, gate: Gate) -> None:
         self.mailbox = mailbox
         self.composer = composer
         self.delivery = delivery
+        self.gate = gate
 
     def create(self, outgoing: Outgoing) -> CreatedDraft:
         """Save a composed message as a draft, at most once."""
@@ -98,9 +101,27 @@ class Drafts:
             result.warnings.append(warnings.partial_results(notice, draft_ids=failed))
         return result
 
-    def send(self, draft_id: str) -> SentDraft:
-        """Send a draft at most once; not_found if there is no such draft."""
+    def send(self, draft_id: str, person: Person = NOBODY) -> SentDraft:
+        """Send a draft at most once, once the gate clears its recipients as they are now; not_found if there
+        is no such draft. A draft changed while the person was asked is not sent (DraftChanged)."""
+        current = _message_of(self.mailbox.get_draft_raw(draft_id))
+        encoded = current.get("raw")
+        raw = decode_base64url(encoded) if isinstance(encoded, str) else None
+        if raw is None or not isinstance(current.get("id"), str):
+            raise ApiNotFound("draft", draft_id)
+        clearance = self.gate.clear_to_send(raw, person)
+        if clearance.unavailable:
+            new = [r.address for r in clearance.outbound.new]
+            raise ConfirmationRequired(
+                f"nothing was sent: sending to {', '.join(new) or 'anyone'} needs the person's confirmation and "
+                f"this client cannot ask for it (no MCP elicitation). The draft {draft_id} is unchanged: the "
+                "person can review and send it in Gmail.",
+                draft_id=draft_id,
+                new_recipients=new,
+            )
         message = _message_of(self.mailbox.get_draft(draft_id))
+        if message.get("id") != current["id"]:
+            raise DraftChanged(draft_id)
         payload = message.get("payload")
         headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
         done = self.delivery.send_draft(draft_id, _fingerprint(headers, message.get("id")))

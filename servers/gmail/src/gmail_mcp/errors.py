@@ -18,6 +18,7 @@ from gmail_mcp.api.errors import (
     SystemLabel,
     UnknownAccount,
 )
+from gmail_mcp.guard.errors import ConfirmationRequired, Declined, DraftChanged
 from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField, MessageMalformed, NotSendAs
 from gmail_mcp.models import MCPError, contract_error
 
@@ -48,6 +49,17 @@ def to_contract(exc: BaseException, request_id: str, access: Access) -> MCPError
                 request_id,
                 reason=exc.reason,
                 reauth_command=command,
+            )
+        case Declined():
+            return contract_error("permission_denied", str(exc), request_id, reason="declined")
+        case ConfirmationRequired():
+            context: dict[str, object] = {"draft_id": exc.draft_id} if exc.draft_id is not None else {}
+            if exc.new_recipients is not None:
+                context["new_recipients"] = exc.new_recipients
+            return contract_error("permission_denied", str(exc), request_id, reason="confirmation_required", **context)
+        case DraftChanged():
+            return contract_error(
+                "permission_denied", str(exc), request_id, reason="changed", resource="draft", id=exc.draft_id
             )
         case ReadOnlyAccount():
             return contract_error("permission_denied", str(exc), request_id, reason="read_only", account=exc.account)

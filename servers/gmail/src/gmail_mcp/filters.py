@@ -13,6 +13,7 @@ from typing import Any, Literal
 from gmail_mcp.api.access import can_manage_filters
 from gmail_mcp.api.errors import ApiConflict, AuthRequired
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.guard.gate import NOBODY, Gate, Person
 from gmail_mcp.labels import SYSTEM_LABEL_IDS, LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.results import Filter, FilterAction, FilterCriteria, FilterList, ManagedFilter
@@ -24,9 +25,10 @@ FIXED_LABELS = frozenset({"SENT", "DRAFT"})  # a filter may neither add nor remo
 
 
 class FilterBook:
-    def __init__(self, mailbox: MailboxApi, labels: LabelDirectory) -> None:
+    def __init__(self, mailbox: MailboxApi, labels: LabelDirectory, gate: Gate) -> None:
         self.mailbox = mailbox
         self.labels = labels
+        self.gate = gate
 
     def listing(self) -> FilterList:
         """Every filter, its labels by name (an id no label has any more is shown as it is)."""
@@ -43,18 +45,26 @@ class FilterBook:
         mark_read: bool,
         archive: bool,
         filter_id: str | None,
+        person: Person = NOBODY,
     ) -> ManagedFilter:
-        """`create` a filter from criteria and effects, or `delete` the filter `filter_id`."""
+        """`create` a filter from criteria and effects (asked of the person first), or `delete` the filter
+        `filter_id`."""
         if verb == "delete":
             if filter_id is None:
                 raise InvalidField("filter_id", "missing", "delete needs filter_id (from list_filters)")
             return self.delete(filter_id)
         if filter_id is not None:
             raise InvalidField("filter_id", "create_only", "create makes a new filter: leave filter_id out")
-        return self.create(criteria, add, remove, mark_read, archive)
+        return self.create(criteria, add, remove, mark_read, archive, person)
 
     def create(
-        self, criteria: FilterCriteria | None, add: list[str], remove: list[str], mark_read: bool, archive: bool
+        self,
+        criteria: FilterCriteria | None,
+        add: list[str],
+        remove: list[str],
+        mark_read: bool,
+        archive: bool,
+        person: Person = NOBODY,
     ) -> ManagedFilter:
         """A filter that labels, marks read and/or archives what matches `criteria`; an identical one is ApiConflict."""
         body_criteria = _criteria_body(criteria)
@@ -73,6 +83,7 @@ class FilterBook:
         for existing in self.mailbox.list_filters():
             if _same(existing, body):
                 raise ApiConflict("filter", "an identical filter", str(existing["id"]))
+        self.gate.clear_filter(person, _filter_question(criteria, add, remove, mark_read, archive))
         created = self.mailbox.create_filter(body)
         return ManagedFilter(filter=_filter(created, self.labels.cached_names()))
 
@@ -168,3 +179,25 @@ def _filter(item: dict[str, Any], names: dict[str, str]) -> Filter:
             forward=forward if isinstance(forward, str) and forward else None,
         ),
     )
+
+
+def _filter_question(
+    criteria: FilterCriteria | None, add: list[str], remove: list[str], mark_read: bool, archive: bool
+) -> str:
+    """The question for a new filter: its criteria and actions in words."""
+    given = criteria.model_dump(exclude_none=True) if criteria is not None else {}
+    matching = "; ".join(f"{_WORDS.get(key, key)} {value!r}" for key, value in given.items()) or "every message"
+    actions = [f"{verb} the labels {', '.join(names)}" for verb, names in (("add", add), ("remove", remove)) if names]
+    actions += [
+        words for words, wanted in (("mark it read", mark_read), ("archive it (skip the inbox)", archive)) if wanted
+    ]
+    return f"Create a Gmail filter? For every new message matching: {matching}.\nIt will: {'; '.join(actions)}."
+
+
+_WORDS = {
+    "from_": "from",
+    "negated_query": "not matching",
+    "has_attachment": "has an attachment:",
+    "size_larger": "larger than (bytes)",
+    "size_smaller": "smaller than (bytes)",
+}

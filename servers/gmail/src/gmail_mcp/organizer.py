@@ -10,6 +10,7 @@ from gmail_mcp import warnings
 from gmail_mcp.api.client import BatchOutcome
 from gmail_mcp.api.errors import ApiNotFound, ApiRejected, GmailFailure
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.guard.gate import NOBODY, Gate, Person
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.mail.parse import summarize
@@ -82,21 +83,25 @@ class _Run:
 
 
 class Organizer:
-    def __init__(self, mailbox: MailboxApi, labels: LabelDirectory) -> None:
+    def __init__(self, mailbox: MailboxApi, labels: LabelDirectory, gate: Gate) -> None:
         self.mailbox = mailbox
         self.labels = labels
+        self.gate = gate
 
-    def modify_labels(self, selection: Selection, add: list[str], remove: list[str]) -> Modified:
-        """Add and remove labels on the selected messages (`modify` for ids, `modify_matching` for a query)."""
+    def modify_labels(
+        self, selection: Selection, add: list[str], remove: list[str], person: Person = NOBODY
+    ) -> Modified:
+        """Add and remove labels on the selected messages (`modify` for ids, `modify_matching` for a query;
+        a query's change of more than the gate's limit is asked of the person first)."""
         if selection.query is None:
             return self.modify(selection.message_ids or [], add, remove)
-        return self.modify_matching(selection.query, add, remove, selection.dry_run, selection.max_messages)
+        return self.modify_matching(selection.query, add, remove, selection.dry_run, selection.max_messages, person)
 
-    def trash_messages(self, selection: Selection) -> Trashed:
-        """Move the selected messages to Trash (`trash` for ids, `trash_matching` for a query)."""
+    def trash_messages(self, selection: Selection, person: Person = NOBODY) -> Trashed:
+        """Move the selected messages to Trash (`trash` for ids, `trash_matching` for a query, asked as above)."""
         if selection.query is None:
             return self.trash(selection.message_ids or [])
-        return self.trash_matching(selection.query, selection.dry_run, selection.max_messages)
+        return self.trash_matching(selection.query, selection.dry_run, selection.max_messages, person)
 
     # -- given ids -------------------------------------------------------------------------------
     def modify(self, message_ids: list[str], add: list[str], remove: list[str]) -> Modified:
@@ -123,7 +128,7 @@ class Organizer:
 
     # -- what a query matches ------------------------------------------------------------------------
     def modify_matching(
-        self, query: str, add: list[str], remove: list[str], dry_run: bool, max_messages: int
+        self, query: str, add: list[str], remove: list[str], dry_run: bool, max_messages: int, person: Person = NOBODY
     ) -> Modified:
         """Change the labels of up to `max_messages` messages matching `query`; a dry run changes nothing.
 
@@ -134,6 +139,11 @@ class Organizer:
         matched = self._matching(query, max_messages)
         run = None
         if not dry_run:
+            change = "; ".join(
+                f"{verb} {', '.join(names)}" for verb, names in (("add", add), ("remove", remove)) if names
+            )
+            question = _bulk_question(f"Change the labels ({change}) of", query, matched)
+            self.gate.clear_bulk(person, len(matched.ids), question)
             run = self._apply(
                 matched.ids, add_ids, remove_ids, lambda i: self.mailbox.modify_each(i, add_ids, remove_ids)
             )
@@ -146,10 +156,13 @@ class Organizer:
             warnings=_notes(matched, run, "changed"),
         )
 
-    def trash_matching(self, query: str, dry_run: bool, max_messages: int) -> Trashed:
+    def trash_matching(self, query: str, dry_run: bool, max_messages: int, person: Person = NOBODY) -> Trashed:
         """Move up to `max_messages` messages matching `query` to Trash (add TRASH, remove INBOX, by batchModify)."""
         matched = self._matching(query, max_messages)
-        run = None if dry_run else self._apply(matched.ids, *TRASH_CHANGE, self.mailbox.trash_each)
+        run = None
+        if not dry_run:
+            self.gate.clear_bulk(person, len(matched.ids), _bulk_question("Move to Trash", query, matched))
+            run = self._apply(matched.ids, *TRASH_CHANGE, self.mailbox.trash_each)
         return Trashed(
             trashed=run.done if run else 0,
             matched=len(matched.ids),
@@ -243,6 +256,13 @@ class Organizer:
         if len(EXCLUSIVE_LABELS & set(add_ids)) > 1:
             raise InvalidField("add_labels", "conflict", "add_labels: add at most one of INBOX, SPAM and TRASH")
         return add_ids, remove_ids
+
+
+def _bulk_question(action: str, query: str, matched: _Matched) -> str:
+    """The question for a change by query: the count, the query and a sample of what it matched."""
+    lines = [f"{action} {len(matched.ids)} messages matching the search {query!r}?", "", "For example:"]
+    lines += [f"- {m.from_ or '(no sender)'}: {m.subject or '(no subject)'}" for m in matched.sample]
+    return "\n".join(lines)
 
 
 def _notes(matched: _Matched, run: _Run | None, action: str) -> list[ToolWarning]:

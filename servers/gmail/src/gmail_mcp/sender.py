@@ -7,6 +7,8 @@ from typing import TypeVar
 
 from gmail_mcp.api.errors import ApiUnavailable, SendFailed
 from gmail_mcp.delivery import Delivery
+from gmail_mcp.guard.errors import ConfirmationRequired
+from gmail_mcp.guard.gate import NOBODY, Gate, Person
 from gmail_mcp.mail.compose import BuiltMessage
 from gmail_mcp.models import ToolWarning
 from gmail_mcp.outgoing import Composer, Forward, Outgoing
@@ -16,18 +18,38 @@ T = TypeVar("T")
 
 
 class Sender:
-    def __init__(self, composer: Composer, delivery: Delivery) -> None:
+    def __init__(self, composer: Composer, delivery: Delivery, gate: Gate) -> None:
         self.composer = composer
         self.delivery = delivery
+        self.gate = gate
 
-    def send(self, outgoing: Outgoing) -> SentMessage:
-        """Send at most once; SendFailed says whether nothing went out or the outcome is unknown."""
-        return self._deliver(_prepared(lambda: self.composer.compose(outgoing)), [])
+    def send(self, outgoing: Outgoing, person: Person = NOBODY) -> SentMessage:
+        """Send at most once, once the gate clears it; SendFailed says whether nothing went out or the
+        outcome is unknown."""
+        built = _prepared(lambda: self.composer.compose(outgoing))
+        self._clear(built, person)
+        return self._deliver(built, [])
 
-    def forward(self, forward: Forward) -> SentMessage:
-        """Forward a message at most once, by the same one-shot path as `send`."""
+    def forward(self, forward: Forward, person: Person = NOBODY) -> SentMessage:
+        """Forward a message at most once, by the same gated one-shot path as `send`."""
         composed = _prepared(lambda: self.composer.compose_forward(forward))
+        self._clear(composed.built, person)
         return self._deliver(composed.built, composed.warnings)
+
+    def _clear(self, built: BuiltMessage, person: Person = NOBODY) -> None:
+        """The gate's check of the composed bytes. Declined propagates; when nobody can be asked, the mail is
+        kept as a draft for the person to send from Gmail (ConfirmationRequired)."""
+        clearance = _prepared(lambda: self.gate.clear_to_send(built.mime, person))
+        if clearance.unavailable:
+            draft = self.delivery.create_draft(built)
+            new = [r.address for r in clearance.outbound.new]
+            raise ConfirmationRequired(
+                f"nothing was sent: sending to {', '.join(new) or 'anyone'} needs the person's confirmation and "
+                f"this client cannot ask for it (no MCP elicitation). The mail is saved as draft "
+                f"{draft.answer['id']}: the person can review and send it in Gmail.",
+                draft_id=str(draft.answer["id"]),
+                new_recipients=new,
+            )
 
     def _deliver(self, built: BuiltMessage, notes: list[ToolWarning]) -> SentMessage:
         done = self.delivery.send_message(built)

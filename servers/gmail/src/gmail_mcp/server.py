@@ -17,6 +17,9 @@ from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import Drafts
 from gmail_mcp.errors import to_contract
 from gmail_mcp.filters import FilterBook
+from gmail_mcp.guard.audit import AuditLog, Auditor
+from gmail_mcp.guard.gate import Gate
+from gmail_mcp.guard.known import AccountAddress, KnownRecipients, Trusted
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.organizer import Organizer
 from gmail_mcp.outgoing import Composer
@@ -33,6 +36,8 @@ INSTRUCTIONS = (
 
 def build_server(settings: Settings) -> ContractServer:
     access = Access(settings.read_only)  # the one read-only decision; the server and the errors derive from it
+    folder = TokenFolder(settings.token_file, settings.token_dir, settings.account)
+    registry = Accounts(folder, access, functools.partial(open_mail, settings))
     server = ContractServer(
         name="gmail-mcp",
         version=importlib.metadata.version("gmail-mcp"),
@@ -40,9 +45,8 @@ def build_server(settings: Settings) -> ContractServer:
         mapper=functools.partial(to_contract, access=access),
         read_only=access.read_only,
         crash_tools=settings.crash_tools,
+        audit=Auditor(AuditLog(settings.audit_log), registry.resolve),
     )
-    folder = TokenFolder(settings.token_file, settings.token_dir, settings.account)
-    registry = Accounts(folder, access, functools.partial(open_mail, settings))
     accounts.register(server, registry)
     labels.register(server, registry)
     messages.register(server, registry)
@@ -68,13 +72,15 @@ def open_mail(settings: Settings, name: str, token_file: Path) -> Mail:
     directory = LabelDirectory(mailbox)
     composer = Composer(mailbox)
     delivery = Delivery(mailbox)
+    known = KnownRecipients(mailbox, composer.send_as, Trusted.parse(settings.trusted_recipients))
+    gate = Gate(settings.confirm, known, AccountAddress(mailbox))
     return Mail(
         name=name,
         mailbox=mailbox,
         labels=directory,
         reader=MailReader(mailbox, directory, settings.download_dir),
-        organizer=Organizer(mailbox, directory),
-        filters=FilterBook(mailbox, directory),
-        sender=Sender(composer, delivery),
-        drafts=Drafts(mailbox, composer, delivery),
+        organizer=Organizer(mailbox, directory, gate),
+        filters=FilterBook(mailbox, directory, gate),
+        sender=Sender(composer, delivery, gate),
+        drafts=Drafts(mailbox, composer, delivery, gate),
     )

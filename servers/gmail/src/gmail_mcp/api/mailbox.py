@@ -221,6 +221,12 @@ class MailboxApi:
         """
         self._delete(lambda users: users.drafts().delete(userId=ME, id=draft_id), "draft", draft_id)
 
+    def get_draft_raw(self, draft_id: str) -> dict[str, Any]:
+        """A draft with its message as RFC 822 bytes (format=raw): exactly what drafts.send would send."""
+        return self.client.execute(
+            lambda users: users.drafts().get(userId=ME, id=draft_id, format="raw"), "draft", draft_id
+        )
+
     def get_draft_full(self, draft_id: str) -> dict[str, Any]:
         """A draft with its whole message (format=full): headers, MIME tree, attachment ids."""
         return self.client.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
@@ -11,6 +12,7 @@ from gmail_mcp.accounts import Accounts
 from gmail_mcp.drafts import DraftChange
 from gmail_mcp.outgoing import Forward, Outgoing
 from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, SentDraft, SentMessage, UpdatedDraft
+from gmail_mcp.runtime.elicit import Elicitation
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN, Account, DraftId, MessageId
 
@@ -85,12 +87,14 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         from_address: FromAddress = None,
         signature: Signature = True,
         account: Account = None,
+        *,
+        ctx: Context,
     ) -> SentMessage:
         outgoing = Outgoing(
             to, subject, body, cc, bcc, html_body, reply_to_message_id, attachments, reply_all, from_address, signature
         )
         with accounts.writing(account) as mail:
-            return mail.sender.send(outgoing)
+            return mail.sender.send(outgoing, Elicitation(ctx))
 
     @server.tool(annotations=DRAFT)
     def create_draft(
@@ -125,10 +129,12 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         from_address: FromAddress = None,
         signature: Signature = True,
         account: Account = None,
+        *,
+        ctx: Context,
     ) -> SentMessage:
         forward = Forward(message_id, to, cc, bcc, body, include_attachments, from_address, signature)
         with accounts.writing(account) as mail:
-            return mail.sender.forward(forward)
+            return mail.sender.forward(forward, Elicitation(ctx))
 
     @server.tool(annotations=UPDATE, description=UPDATE_DRAFT)
     def update_draft(
@@ -153,9 +159,9 @@ def register(server: ContractServer, accounts: Accounts) -> None:
             return mail.drafts.update(draft_id, change)
 
     @server.tool(annotations=SEND, description=SEND_DRAFT)
-    def send_draft(draft_id: DraftId, account: Account = None) -> SentDraft:
+    def send_draft(draft_id: DraftId, account: Account = None, *, ctx: Context) -> SentDraft:
         with accounts.writing(account) as mail:
-            return mail.drafts.send(draft_id)
+            return mail.drafts.send(draft_id, Elicitation(ctx))
 
     @server.tool(annotations=DELETE)
     def delete_draft(draft_id: DraftId, account: Account = None) -> DeletedDraft:

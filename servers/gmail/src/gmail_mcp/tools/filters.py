@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.filters import FilterVerb
 from gmail_mcp.results import FilterCriteria, FilterList, ManagedFilter, lean_optional
+from gmail_mcp.runtime.elicit import Elicitation
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import Account
 
@@ -50,7 +52,11 @@ def register(server: ContractServer, accounts: Accounts) -> None:
             Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,256}$")] | None, Field(json_schema_extra=lean_optional)
         ] = None,
         account: Account = None,
+        *,
+        ctx: Context,
     ) -> ManagedFilter:
         changes = action_labels or LabelChanges()
         with accounts.writing(account) as mail:
-            return mail.filters.manage(action, criteria, changes.add, changes.remove, mark_read, archive, filter_id)
+            return mail.filters.manage(
+                action, criteria, changes.add, changes.remove, mark_read, archive, filter_id, Elicitation(ctx)
+            )

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.organizer import DEFAULT_QUERY_MESSAGES, MAX_IDS, MAX_QUERY_MESSAGES, select
 from gmail_mcp.results import Modified, Trashed, lean_optional
+from gmail_mcp.runtime.elicit import Elicitation
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import Account, HexId
 
@@ -51,10 +53,12 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         dry_run: DryRun = None,
         max_messages: MaxMessages = DEFAULT_QUERY_MESSAGES,
         account: Account = None,
+        *,
+        ctx: Context,
     ) -> Modified:
         with accounts.writing(account) as mail:
             return mail.organizer.modify_labels(
-                select(message_ids, query, dry_run, max_messages), add_labels, remove_labels
+                select(message_ids, query, dry_run, max_messages), add_labels, remove_labels, Elicitation(ctx)
             )
 
     @server.tool(annotations=TRASH, description=TRASH_EMAIL)
@@ -64,6 +68,8 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         dry_run: DryRun = None,
         max_messages: MaxMessages = DEFAULT_QUERY_MESSAGES,
         account: Account = None,
+        *,
+        ctx: Context,
     ) -> Trashed:
         with accounts.writing(account) as mail:
-            return mail.organizer.trash_messages(select(message_ids, query, dry_run, max_messages))
+            return mail.organizer.trash_messages(select(message_ids, query, dry_run, max_messages), Elicitation(ctx))
