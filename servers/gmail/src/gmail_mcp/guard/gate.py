@@ -129,7 +129,9 @@ class Gate:
             return "unavailable"
         if answer is Answer.NO:
             audit.note().confirmation = "declined"
-            raise Declined("the person declined: nothing was done")
+            raise Declined(
+                "the person said no when asked to confirm: nothing was done; do not try again unless they ask you to"
+            )
         return "accepted"
 
 

@@ -12,9 +12,9 @@ from gmail_mcp.accounts import Accounts
 from gmail_mcp.drafts import DraftChange
 from gmail_mcp.outgoing import Forward, Outgoing
 from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, SentDraft, SentMessage, UpdatedDraft
-from gmail_mcp.runtime.elicit import Elicitation
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN, Account, DraftId, MessageId
+from gmail_mcp.tools.person import Elicitation
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 # Sending cannot be undone: "destructive" in the sense of irreversible, and never idempotent.
@@ -49,7 +49,8 @@ PlainFrom = Annotated[str | None, Field(max_length=400)]
 
 SEND_EMAIL = (
     "Send an email now (cannot be undone); a reply (reply_to_message_id) stays in its thread. send_failed with "
-    "delivery 'not_sent': nothing went out, retry; 'unknown': check Sent first."
+    "delivery 'not_sent': nothing went out, retry; 'unknown': check Sent first. New recipients need the "
+    "person's yes, else permission_denied."
 )
 SEND_DRAFT = "Send a draft now (cannot be undone). send_failed as for send_email."
 FORWARD_EMAIL = (

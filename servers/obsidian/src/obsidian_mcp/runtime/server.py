@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import signal
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, Protocol, TypeVar
 
 import mcp_types
 from mcp.server.mcpserver import Context
@@ -25,6 +26,21 @@ FailureMapper = Callable[[BaseException, str], "MCPError | None"]
 """Maps an anticipated domain failure (and the request id) to its MCPError; None means unexpected."""
 
 log = logging.getLogger("mcp_contract.calls")
+
+
+class AuditedCall(Protocol):
+    """One write call being audited: the runtime sets how it ended."""
+
+    result: dict[str, Any] | None
+    error: MCPError | None
+
+
+class WriteAudit(Protocol):
+    """Keeps a record of every call of a write tool (gmail's audit log)."""
+
+    def call(self, tool: str, arguments: dict[str, Any], request_id: str) -> AbstractContextManager[AuditedCall]: ...
+
+
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
@@ -54,10 +70,12 @@ class ContractServer(ContractRequests):
         mapper: FailureMapper,
         read_only: bool = False,
         crash_tools: Iterable[str] = (),
+        audit: WriteAudit | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.mapper = mapper
+        self.audit = audit
         self.read_only = read_only
         self.write_tools: set[str] = set()  # filled by `tool` from each tool's annotations
         self.hidden_tools: frozenset[str] = frozenset()  # left out by `expose`
@@ -136,7 +154,10 @@ class ContractServer(ContractRequests):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        with accounted(self.calls, "tool call", {"tool": name[:100]}) as call:
+        with (
+            accounted(self.calls, "tool call", {"tool": name[:100]}) as call,
+            self._audited(name, arguments, call) as audit,
+        ):
             try:
                 call.error = self._refuse(name, arguments, call)
                 if call.error is None:
@@ -144,6 +165,8 @@ class ContractServer(ContractRequests):
                         raise InjectedCrash(f"crash injected into {name}")
                     result = await super().call_tool(name, arguments, context)
                     if isinstance(result, CallToolResult) and result.structured_content is not None:
+                        if audit is not None:
+                            audit.result = result.structured_content
                         return success_result(result.structured_content)
                     return result
             except ToolError as exc:
@@ -151,7 +174,17 @@ class ContractServer(ContractRequests):
             except Exception as exc:
                 call.error = self._unexpected(exc, call.request_id)
             assert call.error is not None  # every path that did not return a success set one
+            if audit is not None:
+                audit.error = call.error
             return error_result(call.error)
+
+    def _audited(
+        self, name: str, arguments: dict[str, Any], call: Accounted
+    ) -> AbstractContextManager[AuditedCall | None]:
+        """The audit record of a call to a write tool (None for other calls, or without an audit)."""
+        if self.audit is None or name not in self.write_tools:
+            return nullcontext()
+        return self.audit.call(name, arguments, call.request_id)
 
     def _refuse(self, name: str, arguments: dict[str, Any], call: Accounted) -> MCPError | None:
         """Checks made before the SDK sees the call: stopping, unknown tool, read-only mode, unexpected arguments."""
