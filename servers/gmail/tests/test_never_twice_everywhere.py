@@ -19,7 +19,7 @@ from gmail_mcp.api.errors import ApiRejected, AuthRequired, RateLimited, SendFai
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.delivery import Delivery
 from gmail_mcp.drafts import Drafts
-from gmail_mcp.guard.gate import ConfirmMode, Gate
+from gmail_mcp.guard.gate import Answer, Ask, ConfirmMode, Gate
 from gmail_mcp.guard.known import AccountAddress, KnownRecipients, Trusted
 from gmail_mcp.mail.compose import FINGERPRINT_HEADER
 from gmail_mcp.outgoing import Composer, Forward, Outgoing
@@ -51,23 +51,44 @@ class Operation:
 def _send(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
     composer = Composer(mailbox)
     built = composer.compose(Outgoing(to="bob@example.com", subject="fault matrix", body="hello\n"))
-    return built.message_id, lambda: Sender(composer, delivery, _ungated(mailbox))._deliver(built, [])
+    sender = Sender(composer, delivery, _asking(mailbox))
+    return built.message_id, lambda: _gated(lambda: sender._clear(built, YES), lambda: sender._deliver(built, []))
 
 
 def _forward(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
     composer = Composer(mailbox)
     composed = composer.compose_forward(Forward(emu.seeded["invoice_pdf"], to="bob@example.com", body="FYI"))
-    return composed.built.message_id, lambda: Sender(composer, delivery, _ungated(mailbox))._deliver(
-        composed.built, composed.warnings
+    sender = Sender(composer, delivery, _asking(mailbox))
+    return composed.built.message_id, lambda: _gated(
+        lambda: sender._clear(composed.built, YES), lambda: sender._deliver(composed.built, composed.warnings)
     )
 
 
 def _draft(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
-    box = Drafts(mailbox, Composer(mailbox), delivery, _ungated(mailbox))
+    box = Drafts(mailbox, Composer(mailbox), delivery, _asking(mailbox))
     created = box.create(Outgoing(to="bob@example.com", subject="fault matrix", body="hello\n"))
     raw = emu.mailbox.get_raw(created.message_id).decode()
     our_id = next(line.split(":", 1)[1].strip() for line in raw.split("\r\n") if line.startswith("Message-ID:"))
-    return our_id, lambda: box.send(created.draft_id)
+    return our_id, lambda: box.send(created.draft_id, YES)
+
+
+class _Yes:
+    """The person, who says yes to every question (and is counted): the matrix runs with the gate in front."""
+
+    asked = 0
+
+    def ask(self, question: Ask) -> Answer:
+        _Yes.asked += 1
+        return Answer.YES
+
+
+YES = _Yes()
+
+
+def _gated(clear: Callable[[], None], deliver: Callable[[], Any]) -> Any:
+    """The gate's check (composed once, before the faults), then the one delivery the matrix is about."""
+    clear()
+    return deliver()
 
 
 OPERATIONS = [
@@ -148,7 +169,9 @@ def test_fault_matrix(
     emu.clear_requests()
     for fault in faults:
         emu.add_fault(fault)
+    asked = _Yes.asked
     assert outcome(send) == expected
+    assert _Yes.asked == asked + 1  # the gate stood in front of this send and was answered
     assert copies(emu, our_id) == copies_in_sent
     assert sum(1 for r in emu.request_log() if r.route == operation.route) == 1
     if keep_original is not None and copies_in_sent:
@@ -165,12 +188,16 @@ def test_a_draft_made_elsewhere_is_recognised_by_its_message_id_alone(
     draft_id = emu.seeded_drafts["draft_notes"]
     message_id = emu.seeded["draft_notes"]
     emu.add_fault(Fault("drafts.send", drop_connection=True, after_commit=True))
-    box = Drafts(mailbox, Composer(mailbox), delivery, _ungated(mailbox))
-    assert outcome(lambda: box.send(draft_id)) == ("confirmed",)
+    box = Drafts(mailbox, Composer(mailbox), delivery, _asking(mailbox))
+    assert outcome(lambda: box.send(draft_id, YES)) == ("confirmed",)
     assert "SENT" in emu.mailbox.label_ids(message_id)
     assert sum(1 for r in emu.request_log() if r.route == "drafts.send") == 1
 
 
-def _ungated(mailbox: MailboxApi) -> Gate:
-    """A gate that asks nothing (--confirm never): these tests are about delivering at most once."""
-    return Gate(ConfirmMode.NEVER, KnownRecipients(mailbox, SendAs(mailbox), Trusted()), AccountAddress(mailbox))
+def _asking(mailbox: MailboxApi) -> Gate:
+    """A gate that asks about every mail (--confirm always): the matrix runs behind a real question. What it
+    learns from Gmail (Sent, send-as, the profile) is learnt here, before the faults are set: the faults are
+    for the one send request and the look into Sent after it."""
+    gate = Gate(ConfirmMode.ALWAYS, KnownRecipients(mailbox, SendAs(mailbox), Trusted()), AccountAddress(mailbox))
+    assert gate.known.known({"bob@example.com"}) == {"bob@example.com"} and gate.account_address()
+    return gate
