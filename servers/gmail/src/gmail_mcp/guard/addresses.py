@@ -14,7 +14,6 @@ from __future__ import annotations
 import unicodedata
 
 import idna
-from confusable_homoglyphs import confusables  # type: ignore[import-untyped]
 
 # Digits (and digit pairs) used for letters in lookalike addresses, and letter pairs that read as one.
 _DIGITS = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "|": "l"})
@@ -54,6 +53,9 @@ def skeleton(address: str) -> str:
 def _latin(ch: str) -> str:
     if ch.isascii():
         return ch
+    # Imported here: its tables cost ~0.1 s, paid only when an address holds a character beyond ASCII.
+    from confusable_homoglyphs import confusables  # type: ignore[import-untyped]
+
     found = confusables.is_confusable(ch, preferred_aliases=["latin"])
     if found:
         for glyph in found[0]["homoglyphs"]:
