@@ -62,3 +62,17 @@ def test_the_two_runtime_packages_are_the_same_files() -> None:
     assert names == sorted(p.name for p in obsidian.glob("*.py")) and "server.py" in names
     for name in names:
         assert (gmail / name).read_bytes() == (obsidian / name).read_bytes(), name
+
+
+def test_the_specs_stand_alone() -> None:
+    # A clone must hold every rule it is built to: no spec, README or docstring points outside the repository
+    # (version 2's specs named ../shared/interface.md, which a clone does not have).
+    import re
+
+    from tests.contract.harness import REPO
+
+    outside = re.compile(r"\.\./shared|\]\(\.\./\.\.|`\.\./[A-Za-z]")
+    files = [*REPO.glob("specs/*.md"), REPO / "README.md", *REPO.glob("servers/*/src/**/*.py")]
+    offenders = [str(f.relative_to(REPO)) for f in files if outside.search(f.read_text(encoding="utf-8"))]
+    assert offenders == []
+    assert (REPO / "specs/interface.md").is_file() and (REPO / "specs/adr-0008.md").is_file()
