@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 import httpx2
+from mcp import Client
 from mcp.client.session import ClientSession, ElicitationFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -55,7 +56,7 @@ class Answer:
 
 
 class Session:
-    def __init__(self, client: ClientSession, errlog: Any) -> None:
+    def __init__(self, client: ClientSession | Client, errlog: Any) -> None:
         self.client = client
         self._errlog = errlog
 
@@ -97,20 +98,31 @@ def obsidian(vault: Path, *flags: str) -> list[str]:
 
 @asynccontextmanager
 async def running(
-    command: list[str], env: dict[str, str] | None = None, elicitation: ElicitationFnT | None = None
+    command: list[str],
+    env: dict[str, str] | None = None,
+    elicitation: ElicitationFnT | None = None,
+    protocol: str = "2025-11-25",
 ) -> AsyncIterator[Session]:
     """Start `uv run <command>` from the repo root over CONTRACT_TRANSPORT, initialise, and yield a Session.
 
     With `elicitation`, the client declares the elicitation capability and answers with that callback.
+    `protocol="2026-07-28"` connects as today's Claude Code does: `server/discover` and no handshake, where
+    questions to the client ride `InputRequiredResult` (the SDK's `Client` answers them and retries).
     """
     if TRANSPORT == "http":
-        async with running_http(command, env, elicitation) as session:
+        async with running_http(command, env, elicitation, protocol) as session:
             yield session
         return
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
         params = StdioServerParameters(
             command=UV, args=["run", "--quiet", "--locked", *command], env=server_env(env), cwd=str(REPO)
         )
+        if protocol != "2025-11-25":
+            async with Client(
+                stdio_client(params, errlog=errlog), mode=protocol, elicitation_callback=elicitation
+            ) as modern:
+                yield Session(modern, errlog)
+            return
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write, elicitation_callback=elicitation) as client,
@@ -121,7 +133,10 @@ async def running(
 
 @asynccontextmanager
 async def running_http(
-    command: list[str], env: dict[str, str] | None = None, elicitation: ElicitationFnT | None = None
+    command: list[str],
+    env: dict[str, str] | None = None,
+    elicitation: ElicitationFnT | None = None,
+    protocol: str = "2025-11-25",
 ) -> AsyncIterator[Session]:
     """`uv run <command> --transport http --port 0`: the SDK's streamable HTTP client, sending the bearer token."""
     service = command[0]
@@ -134,6 +149,18 @@ async def running_http(
         )
         try:
             await anyio.to_thread.run_sync(server.wait_until_serving)
+            if protocol != "2025-11-25":
+                async with (
+                    http_client(server.token) as http,
+                    Client(
+                        streamable_http_client(server.url, http_client=http),
+                        mode=protocol,
+                        elicitation_callback=elicitation,
+                    ) as modern,
+                ):
+                    with open(server.stderr_path, encoding="utf-8") as errlog:
+                        yield Session(modern, errlog)
+                return
             async with (
                 http_client(server.token) as http,
                 streamable_http_client(server.url, http_client=http) as (read, write),

@@ -145,3 +145,22 @@ async def test_filter_create_is_asked_and_a_no_creates_nothing(
     assert_form_of_contract(person, "manage_filter")
     assert "guard@example.com" in person.questions[0].message
     assert len(emulator.mailbox.filter_resources()) == before
+
+
+@pytest.mark.parametrize("action,sent", [("accept", True), ("decline", False)])
+async def test_a_2026_session_asks_through_input_required(
+    action: str, sent: bool, guarded_env: dict[str, str], emulator: Emulator
+) -> None:
+    """Today's Claude Code speaks 2026-07-28 (server/discover, no handshake), where no request can reach the
+    client during a call: the question rides InputRequiredResult and the answer the client's retry."""
+    person = Person(action)
+    subject = f"guard 2026 {action}"
+    address = f"{action}-2026@attacker.test"
+    async with running([SERVER], guarded_env, elicitation=person, protocol="2026-07-28") as session:
+        answer = await session.call("send_email", {"to": address, "subject": subject, "body": "x"})
+        if not sent:
+            assert_error(session, answer, "permission_denied", server=SERVER, tool="send_email", reason="declined")
+    assert_form_of_contract(person, "send_email")
+    assert len(sent_to(emulator, address, subject)) == int(sent)
+    [line] = audit(guarded_env)
+    assert line["confirmation"] == ("accepted" if sent else "declined")

@@ -443,15 +443,49 @@ async def test_the_audit_log_is_private_and_capped(tmp_path: Path) -> None:
     assert json.loads(path.read_text().splitlines()[-1])["i"] == 99
 
 
-async def test_a_session_without_a_back_channel_gets_the_draft(
-    make_server: Callable[..., ContractServer], emu: Emulator
+@pytest.mark.parametrize(
+    "answer,sent", [(("accept", True), True), (("decline", False), False), (("accept", False), False)]
+)
+async def test_a_2026_session_is_asked_through_input_required(
+    answer: tuple[str, bool], sent: bool, make_server: Callable[..., ContractServer], emu: Emulator, tmp_path: Path
 ) -> None:
-    """A 2026-07-28 session (the in-process client's default) has no way to carry elicitation/create in the
-    middle of a call: even with the capability declared, nothing is sent and the mail is kept as a draft."""
-    person = ThePerson()
+    """Protocol 2026-07-28 (Claude Code's default, and the in-process client's) carries no request in the middle
+    of a call: the call answers InputRequiredResult with the form, the client asks the person and calls again
+    with the answer, which the server takes only for the same question. One audit line, for the retry."""
+    person = ThePerson(*answer)
     async with Client(make_server(confirm=ConfirmMode.NEW_RECIPIENTS), elicitation_callback=person) as session:
-        assert session.protocol_version >= "2026"
+        assert session.protocol_version >= "2026-07-28"
         result = await session.call_tool("send_email", {"to": STRANGER, "subject": "modern", "body": "x"})
     payload = json.loads(result.content[0].text)  # type: ignore[union-attr]
-    assert payload["details"]["reason"] == "confirmation_required" and person.questions == []
-    assert sent_with_subject(emu, "modern") == [] and len(drafts_with_subject(emu, "modern")) == 1
+    assert len(person.questions) == 1 and STRANGER in person.questions[0].message
+    assert person.questions[0].requested_schema["properties"].keys() == {"send"}  # type: ignore[union-attr]
+    assert len(sent_with_subject(emu, "modern")) == int(sent) and drafts_with_subject(emu, "modern") == []
+    assert bool(result.is_error) == (not sent), payload
+    if not sent:
+        assert payload["details"]["reason"] == "declined"
+    [line] = audit_lines(tmp_path)
+    assert line["confirmation"] == ("accepted" if sent else "declined")
+
+
+async def test_an_answer_counts_only_for_the_question_it_answered(
+    make_server: Callable[..., ContractServer], emu: Emulator
+) -> None:
+    """A retry carrying a yes under another key (another question: another recipient, subject or body) is
+    not taken: the server asks again, and nothing is sent."""
+    server = make_server(confirm=ConfirmMode.NEW_RECIPIENTS)
+    async with Client(server, elicitation_callback=ThePerson(), input_required_max_rounds=1) as session:
+        arguments = {"to": STRANGER, "subject": "first", "body": "x"}
+        first = await session.session.call_tool("send_email", arguments, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult) and first.input_requests
+        [key] = first.input_requests
+        yes = types.ElicitResult(action="accept", content={"send": True})
+        other = {"to": STRANGER, "subject": "second", "body": "x"}
+        again = await session.session.call_tool(
+            "send_email", other, allow_input_required=True, input_responses={key: yes}
+        )
+        assert isinstance(again, types.InputRequiredResult) and key not in (again.input_requests or {})
+        answered = await session.session.call_tool(
+            "send_email", arguments, allow_input_required=True, input_responses={key: yes}
+        )
+        assert isinstance(answered, types.CallToolResult) and not answered.is_error
+    assert sent_with_subject(emu, "second") == [] and len(sent_with_subject(emu, "first")) == 1

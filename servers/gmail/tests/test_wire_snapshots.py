@@ -3,8 +3,9 @@
 The tools are driven in process through the SDK's own client (`mcp.Client` connected to the
 server object, so the client validates each answer against the tool's outputSchema as any client
 would) against `build_server(Settings(...))` (the `make_server` fixture) talking to the emulator's
-seeded mailbox. Every byte of an answer is pinned except the ids the emulator mints anew for what a
-test creates (drafts, their messages, attachments of an added message), which `minted` replaces
+seeded mailbox. Every tool has at least one snapshot here (their errors: test_wire_errors.py). Every
+byte of an answer is pinned except the ids minted anew for what a test creates (drafts, messages and
+their RFC 822 Message-IDs, labels, filters, attachments of an added message), which `minted` replaces
 after checking their shape. A failure here is a change of the wire: if it is meant, update the
 snapshot and specs/contracts in the same change.
 """
@@ -12,20 +13,32 @@ snapshot and specs/contracts in the same change.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import pytest
 from gmail_emulator import Emulator
+from gmail_mcp.api.client import GmailClient
 from gmail_mcp.runtime.server import ContractServer
 from mcp import Client
 
 pytestmark = pytest.mark.anyio
 
 MINTED = "<minted>"
-SHAPES = {"message": r"[0-9a-f]{16}", "draft": r"r\d{1,30}", "attachment": r"[A-Za-z0-9_-]{1,4096}"}
+SHAPES = {
+    "message": r"[0-9a-f]{16}",
+    "draft": r"r\d{1,30}",
+    "attachment": r"[A-Za-z0-9_-]{1,4096}",
+    "rfc822": r"<[0-9a-f]{32}@gmail-mcp\.local>",  # the Message-ID header the server writes into what it sends
+    "label": r"Label_\d{1,30}",
+    "filter": r"[A-Za-z0-9_-]{1,256}",
+}
+MODIFY = "https://www.googleapis.com/auth/gmail.modify"
+SETTINGS = "https://www.googleapis.com/auth/gmail.settings.basic"
 
 
 def minted(payload: dict[str, Any], **kinds: str) -> dict[str, Any]:
@@ -40,6 +53,15 @@ def minted(payload: dict[str, Any], **kinds: str) -> dict[str, Any]:
 @pytest.fixture
 def server(make_server: Callable[..., ContractServer]) -> ContractServer:
     return make_server()
+
+
+@pytest.fixture
+def filter_server(make_server: Callable[..., ContractServer], emu: Emulator, client: GmailClient) -> ContractServer:
+    """The server with a token that may also manage filters (gmail.settings.basic, as `gmail-mcp auth` asks now)."""
+    server = make_server()
+    client.settings.token_file.write_text(json.dumps(emu.issue_token((MODIFY, SETTINGS))))
+    os.chmod(client.settings.token_file, 0o600)
+    return server
 
 
 async def answer(server: ContractServer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ A line holds `time`, `account`, `tool`, `request_id`, `outcome` (`done`, `declin
 subject beyond 80 characters, or a token.
 
 The runtime opens a line for every call of a write tool (`ContractServer`, `audit=`) and closes it
-with the call's result or error; the domain adds what only it knows (the recipients and how the send
+with the call's result or error (a call that only asked the client for input leaves no line: its retry
+will); the domain adds what only it knows (the recipients and how the send
 was confirmed) through `note()`, the note of the call being served. A dry run changes nothing and
 leaves no line.
 
@@ -105,7 +106,7 @@ class Auditor:
             yield audit_call
         finally:
             _NOTE.reset(token)
-            if not audit_call.dry_run:
+            if audit_call.changed_something:
                 self.log.append(self._line(tool, arguments, request_id, audit_call))
 
     def _line(self, tool: str, arguments: Mapping[str, Any], request_id: str, done: AuditCall) -> dict[str, Any]:
@@ -140,8 +141,11 @@ class AuditCall:
     error: MCPError | None = None
 
     @property
-    def dry_run(self) -> bool:
-        return self.error is None and bool(self.result and self.result.get("dry_run") is True)
+    def changed_something(self) -> bool:
+        """False for a dry run, and for a call that only asked the client a question (no result nor error yet)."""
+        if self.error is not None:
+            return True
+        return self.result is not None and self.result.get("dry_run") is not True
 
     def outcome(self) -> str:
         if self.error is None:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from ..models import MCPError, argument_error, contract_error
 from .accounting import Accounted, accounted
+from .input import InputNeeded
 from .lifecycle import InFlight
 from .requests import ContractRequests
 from .stdio import guarded_stdio
@@ -170,6 +171,8 @@ class ContractServer(ContractRequests):
                         return success_result(result.structured_content)
                     return result
             except ToolError as exc:
+                if isinstance(exc.__cause__, InputNeeded):  # a question for the client: no outcome yet
+                    return exc.__cause__.result()
                 call.error = self._from_tool_error(exc, call.request_id)
             except Exception as exc:
                 call.error = self._unexpected(exc, call.request_id)
