@@ -1,12 +1,14 @@
 """A scripted stand-in for the Anthropic Messages API, for `make claude-e2e`.
 
 Claude Code is pointed at it with ANTHROPIC_BASE_URL. The *main conversation* (a request whose
-`tools` include MCP tools, `mcp__…`) gets one scripted `tool_use` per turn (SCRIPT, in order),
-chosen by how many `tool_result` blocks the conversation already holds, then a final text reply.
+`tools` include MCP tools, `mcp__…`) gets one scripted `tool_use` per turn (a `Script`'s steps, in
+order: SCRIPT for the main check, another one given to `start`), chosen by how many `tool_result`
+blocks the conversation already holds, then the script's final text reply.
 Every other request (titles, quota probes, summaries, …) gets a short text reply. Every request,
 whatever its path, is appended to a JSON-lines log that the runner inspects afterwards.
 
-Stdlib only. Run standalone for debugging: `python fake_messages_api.py --log /tmp/requests.jsonl`.
+Stdlib only. Run standalone for debugging: `python fake_messages_api.py --log /tmp/requests.jsonl`
+(`--script steps.json` for another script: `{"steps": [{"tool", "arguments", "expect"}, …], "final_text"}`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,23 @@ class Step:
     # "resource_error" (another JSON-RPC error carrying the contract object), "no_resources" (the server's
     # resources/list failed).
     expect: str
+    # What the model says before the call (the text block of its turn); None: "Step n: calling <tool>."
+    says: str | None = None
+
+
+@dataclass(frozen=True)
+class Script:
+    """What the scripted model does in one session: its tool calls in order, then its final text."""
+
+    steps: tuple[Step, ...]
+    final_text: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Script:
+        steps = tuple(
+            Step(str(s["tool"]), dict(s["arguments"]), str(s["expect"]), s.get("says")) for s in data["steps"]
+        )
+        return cls(steps, str(data["final_text"]))
 
 
 SCRIPT: tuple[Step, ...] = (
@@ -55,6 +74,7 @@ SCRIPT: tuple[Step, ...] = (
     Step("ListMcpResourcesTool", {"server": "gmail"}, "no_resources"),
     Step("ReadMcpResourceTool", {"server": "gmail", "uri": "gmail://message/18c0ffee"}, "resource_error"),
 )
+MAIN = Script(SCRIPT, FINAL_TEXT)
 
 
 def tool_use_id(index: int) -> str:
@@ -80,16 +100,17 @@ def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def scripted_content(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+def scripted_content(body: dict[str, Any], script: Script = MAIN) -> tuple[list[dict[str, Any]], str]:
     """The assistant content blocks and stop_reason for this request."""
     if not is_main_conversation(body):
         return [{"type": "text", "text": SIDE_TEXT}], "end_turn"
     done = len(tool_results(body))
-    if done < len(SCRIPT):
-        step = SCRIPT[done]
+    if done < len(script.steps):
+        step = script.steps[done]
         block = {"type": "tool_use", "id": tool_use_id(done), "name": step.tool, "input": step.arguments}
-        return [{"type": "text", "text": f"Step {done + 1}: calling {step.tool}."}, block], "tool_use"
-    return [{"type": "text", "text": FINAL_TEXT}], "end_turn"
+        says = step.says or f"Step {done + 1}: calling {step.tool}."
+        return [{"type": "text", "text": says}, block], "tool_use"
+    return [{"type": "text", "text": script.final_text}], "end_turn"
 
 
 _message_ids = itertools.count(1)
@@ -99,8 +120,8 @@ def _usage() -> dict[str, int]:
     return {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
 
-def message_json(body: dict[str, Any]) -> dict[str, Any]:
-    content, stop_reason = scripted_content(body)
+def message_json(body: dict[str, Any], script: Script = MAIN) -> dict[str, Any]:
+    content, stop_reason = scripted_content(body, script)
     return {
         "id": f"msg_e2e_{next(_message_ids):04d}",
         "type": "message",
@@ -113,9 +134,9 @@ def message_json(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def sse_events(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The streaming form of message_json(body), event by event."""
-    message = message_json(body)
+def sse_events(body: dict[str, Any], script: Script = MAIN) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The streaming form of message_json(body, script), event by event."""
+    message = message_json(body, script)
     start = {**message, "content": [], "stop_reason": None, "usage": {**_usage(), "output_tokens": 1}}
     yield "message_start", {"type": "message_start", "message": start}
     yield "ping", {"type": "ping"}
@@ -156,9 +177,10 @@ def sse_events(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
 class FakeMessagesAPI(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], log_path: Path) -> None:
+    def __init__(self, address: tuple[str, int], log_path: Path, script: Script = MAIN) -> None:
         super().__init__(address, Handler)
         self.log_path = log_path
+        self.script = script
         self.log_lock = threading.Lock()
 
     @property
@@ -231,7 +253,7 @@ class Handler(BaseHTTPRequestHandler):
         role = "main" if is_main_conversation(body) else "side"
         if not body.get("stream"):
             self._record(raw, body, f"{role}:json")
-            self._send_json(200, message_json(body))
+            self._send_json(200, message_json(body, self.server.script))
             return
         self._record(raw, body, f"{role}:sse")
         self.send_response(200)
@@ -241,14 +263,14 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("request-id", "req_e2e_fake")
         self.end_headers()
         self.close_connection = True
-        for event, data in sse_events(body):
+        for event, data in sse_events(body, self.server.script):
             self.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
             self.wfile.flush()
 
 
-def start(log_path: Path, host: str = "127.0.0.1", port: int = 0) -> FakeMessagesAPI:
-    """Serve on a background thread; call .shutdown() and .server_close() when done."""
-    server = FakeMessagesAPI((host, port), log_path)
+def start(log_path: Path, host: str = "127.0.0.1", port: int = 0, script: Script = MAIN) -> FakeMessagesAPI:
+    """Serve `script` on a background thread; call .shutdown() and .server_close() when done."""
+    server = FakeMessagesAPI((host, port), log_path, script)
     threading.Thread(target=server.serve_forever, name="fake-messages-api", daemon=True).start()
     return server
 
@@ -257,8 +279,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--log", type=Path, required=True, help="JSON-lines file for every request")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", type=Path, help='JSON {"steps": [{"tool", "arguments", "expect"}], "final_text"}')
     args = parser.parse_args()
-    server = FakeMessagesAPI(("127.0.0.1", args.port), args.log)
+    script = Script.from_json(json.loads(args.script.read_text(encoding="utf-8"))) if args.script else MAIN
+    server = FakeMessagesAPI(("127.0.0.1", args.port), args.log, script)
     print(f"listening on {server.base_url}, logging to {args.log}", flush=True)
     try:
         server.serve_forever()

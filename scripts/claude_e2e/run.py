@@ -10,9 +10,18 @@ reads them from the fake's request log, prints them, checks them against the err
 compares each with the server's own answer to the same call (or resources/list, resources/read),
 made directly over stdio.
 
+Two more sessions (guard_case.py) are the send guard: gmail-mcp talks to the in-repo Gmail emulator, a
+hostile mail tells the model to forward it to a stranger, the model calls `forward_email`, and an
+`Elicitation` hook in Claude Code's settings records and declines whatever it is asked. As shipped,
+Claude Code speaks MCP 2026-07-28 with the server, which asks through `InputRequiredResult`; with
+`MCP_PROTOCOL_NEGOTIATION=legacy` (2025-11-25) it asks with `elicitation/create` in the middle of the
+call. Either way the hook declines, the model gets `permission_denied`/`declined`, and the emulator
+must show nothing sent and no draft kept.
+
 Nothing leaves the machine (the npm registry is only asked when node_modules is missing or stale)
 and nothing is written into the repository: the vault is a temporary copy, HOME is a temporary
-directory, and gmail-mcp points at a token file that does not exist.
+directory, and gmail-mcp points at a token file that does not exist (first session) or at the
+emulator on 127.0.0.1 (the send-guard sessions).
 """
 
 from __future__ import annotations
@@ -38,17 +47,18 @@ sys.path.insert(0, str(HERE))
 
 import direct_call  # noqa: E402 - needs the sys.path entry above
 import fake_messages_api as fake  # noqa: E402
+import guard_case  # noqa: E402
 
 PACKAGE = "@anthropic-ai/claude-code"
 CLAUDE = HERE / "node_modules" / ".bin" / "claude"
 PROMPT = "claude-e2e: call the MCP tools the test script asks for, then stop."
 ALLOWED_TOOLS = sorted({step.tool for step in fake.SCRIPT})
 
-# Timeouts in seconds. Every step also stops at the overall budget; a passing run takes ~6 s
-# (plus a few seconds for npm ci the first time).
-BUDGET = 180.0
+# Timeouts in seconds. Every step also stops at the overall budget; a passing run took 35-75 s on a busy
+# 2-CPU machine (plus a few seconds for npm ci the first time).
+BUDGET = 240.0
 NPM_TIMEOUT = 120.0  # only when node_modules is missing or stale
-CLAUDE_TIMEOUT = 90.0  # the whole headless session
+CLAUDE_TIMEOUT = 90.0  # each whole headless session
 MCP_TIMEOUT_MS = 30_000  # Claude Code's limit for a server's start-up (uv run) and for each tool call
 DIRECT_TIMEOUT = 30.0  # each direct reference call
 _deadline = time.monotonic() + BUDGET  # main() resets it
@@ -199,11 +209,21 @@ def uv_dir(uv: str, *args: str) -> str | None:
     return (done.stdout.strip() or None) if done.returncode == 0 else None
 
 
-def claude_env(tmp: Path, base_url: str, vault: Path) -> dict[str, str]:
-    home = tmp / "home"
+def claude_env(
+    root: Path,
+    base_url: str,
+    vault: Path,
+    gmail: dict[str, str] | None = None,
+    hooks: dict[str, Any] | None = None,
+) -> dict[str, str]:
+    """The environment of one session, whose HOME (and uv symlink) live under `root`. `gmail`: what gmail-mcp
+    sees instead of a missing token; `hooks`: the `hooks` entry of ~/.claude/settings.json."""
+    home = root / "home"
     (home / ".claude").mkdir(parents=True)
     # Approves the project's .mcp.json servers without touching the repository's own settings.
-    settings = {"enabledMcpjsonServers": ["gmail", "obsidian"]}
+    settings: dict[str, Any] = {"enabledMcpjsonServers": ["gmail", "obsidian"]}
+    if hooks:
+        settings["hooks"] = hooks
     (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 
     env = scrubbed_env()
@@ -211,7 +231,7 @@ def claude_env(tmp: Path, base_url: str, vault: Path) -> dict[str, str]:
     if uv is not None:
         # .mcp.json starts the servers with a bare `uv`: put the real binary first on PATH, and keep
         # uv's cache and interpreters where they are, since HOME is about to change.
-        bin_dir = tmp / "bin"
+        bin_dir = root / "bin"
         bin_dir.mkdir()
         (bin_dir / "uv").symlink_to(uv)
         env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
@@ -238,6 +258,9 @@ def claude_env(tmp: Path, base_url: str, vault: Path) -> dict[str, str]:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             # Connect the MCP servers before the first turn (claude -p otherwise connects them in the background).
             "MCP_CONNECTION_NONBLOCKING": "0",
+            # ... and wait for them up to MCP_TIMEOUT: by default `claude -p` waited a few seconds, then began the turn
+            # without a server that was slow to start (uv run on a busy machine), offering no MCP tools at all.
+            "CLAUDE_CODE_MCP_STARTUP_WAIT_MS": str(MCP_TIMEOUT_MS),
             "MCP_TIMEOUT": str(MCP_TIMEOUT_MS),
             "MCP_TOOL_TIMEOUT": str(MCP_TIMEOUT_MS),
             # Send the MCP tools' schemas in `tools` instead of deferring them behind the ToolSearch tool,
@@ -245,12 +268,13 @@ def claude_env(tmp: Path, base_url: str, vault: Path) -> dict[str, str]:
             "ENABLE_TOOL_SEARCH": "false",
             # What the servers see (.mcp.json passes the environment on).
             "OBSIDIAN_VAULT_PATH": str(vault),
-            "GMAIL_MCP_TOKEN_FILE": str(tmp / "gmail" / "no-such-token.json"),
+            "GMAIL_MCP_TOKEN_FILE": str(root / "gmail" / "no-such-token.json"),
             "GMAIL_MCP_API_ENDPOINT": "http://127.0.0.1:9/",
             # `uv run` in .mcp.json must not rewrite uv.lock.
             "UV_LOCKED": "1",
         }
     )
+    env.update(gmail or {})
     return env
 
 
@@ -262,11 +286,13 @@ class CliRun:
     seconds: float
 
 
-def run_claude(env: dict[str, str], timeout: float) -> CliRun:
-    command = [str(CLAUDE), "-p", PROMPT, "--output-format", "json", "--allowedTools", ",".join(ALLOWED_TOOLS)]
+def run_claude(
+    env: dict[str, str], timeout: float, allowed_tools: list[str] = ALLOWED_TOOLS, prompt: str = PROMPT
+) -> CliRun:
+    command = [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", ",".join(allowed_tools)]
     command.append("--no-session-persistence")
     say(f"• running from the repo root: {shlex.join([str(CLAUDE.relative_to(REPO)), *command[1:]])}")
-    shown = ("HOME", "ANTHROPIC_BASE_URL", "OBSIDIAN_VAULT_PATH", "GMAIL_MCP_TOKEN_FILE")
+    shown = ("HOME", "ANTHROPIC_BASE_URL", "OBSIDIAN_VAULT_PATH", "GMAIL_MCP_TOKEN_FILE", "GMAIL_MCP_API_ENDPOINT")
     say("  with " + " ".join(f"{key}={env[key]}" for key in shown))
     started = time.monotonic()
     # A session of its own, so that a timeout stops the MCP servers Claude Code started too.
@@ -315,7 +341,7 @@ def describe_log(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines) or "    (no requests reached the fake Messages API)"
 
 
-def observed_results(records: list[dict[str, Any]]) -> list[Observed]:
+def observed_results(records: list[dict[str, Any]], script: tuple[fake.Step, ...] = fake.SCRIPT) -> list[Observed]:
     main = [r["body"] for r in records if isinstance(r.get("body"), dict) and fake.is_main_conversation(r["body"])]
     if not main:
         raise Failure(
@@ -323,13 +349,13 @@ def observed_results(records: list[dict[str, Any]]) -> list[Observed]:
             "connect, or Claude Code deferred their schemas behind ToolSearch"
         )
     offered = {str(t.get("name")) for t in main[-1].get("tools") or [] if isinstance(t, dict)}
-    if missing := [name for name in ALLOWED_TOOLS if name not in offered]:
+    if missing := sorted({step.tool for step in script} - offered):
         raise Failure(
             f"the model was not offered {missing}; MCP tools offered: {sorted(n for n in offered if 'mcp__' in n)}"
         )
     by_id = {str(block.get("tool_use_id")): block for block in fake.tool_results(main[-1])}
     observed = []
-    for index, step in enumerate(fake.SCRIPT):
+    for index, step in enumerate(script):
         block = by_id.get(fake.tool_use_id(index))
         if block is None:
             raise Failure(f"Claude Code never sent the model a tool_result for step {index + 1} ({step.tool})")
@@ -389,7 +415,7 @@ def check(result: Observed) -> list[str]:
     return problems
 
 
-def check_session_result(stdout: str) -> list[str]:
+def check_session_result(stdout: str, final_text: str = fake.FINAL_TEXT) -> list[str]:
     try:
         result = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else None
     except ValueError:
@@ -401,9 +427,21 @@ def check_session_result(stdout: str) -> list[str]:
         problems.append(f"the session ended with subtype={result.get('subtype')!r} is_error={result.get('is_error')!r}")
     if result.get("permission_denials"):
         problems.append(f"Claude Code denied tool calls: {result['permission_denials']}")
-    if result.get("result") != fake.FINAL_TEXT:
+    if result.get("result") != final_text:
         problems.append(f"the final answer is {result.get('result')!r}, not the scripted one")
     return problems
+
+
+def failure(reason: str, done: CliRun, records: list[dict[str, Any]], home: Path) -> Failure:
+    """A Failure that also says what Claude Code printed, sent to the model and logged of its servers."""
+    return Failure(
+        f"{reason}\n"
+        f"  claude exit code: {done.returncode}\n"
+        f"  claude stderr (tail):\n{tail(done.stderr)}\n"
+        f"  claude stdout (tail):\n{tail(done.stdout, 10)}\n"
+        f"  last message Claude Code sent to the fake Messages API:\n{last_request_excerpt(records)}\n"
+        f"  MCP server logs:\n{mcp_logs(home) or '    (none)'}"
+    )
 
 
 def mcp_logs(home: Path) -> str:
@@ -582,6 +620,20 @@ def run(tmp: Path) -> None:
     version = install_cli(tmp)
     vault = tmp / "vault"
     shutil.copytree(REPO / "examples" / "vault", vault)
+    banner("1. typed errors and resources (gmail without a token)")
+    run_main_case(tmp, version, vault)
+    for number, variant in enumerate(guard_case.VARIANTS, 1):
+        banner(f"2.{number} the send guard: a mail asks to be forwarded to a stranger; {variant.title}")
+        root = tmp / f"guard-{variant.name}"
+        root.mkdir()
+        run_guard_case(root, variant, version, vault)
+
+
+def banner(title: str) -> None:
+    say("\n" + "#" * 78 + f"\n# {title}\n" + "#" * 78)
+
+
+def run_main_case(tmp: Path, version: str, vault: Path) -> None:
     log_path = tmp / "requests.jsonl"
     server = fake.start(log_path)
     try:
@@ -597,14 +649,7 @@ def run(tmp: Path) -> None:
     say(f"• requests Claude Code made to the fake Messages API:\n{describe_log(records)}")
 
     def fail(reason: str) -> Failure:
-        return Failure(
-            f"{reason}\n"
-            f"  claude exit code: {done.returncode}\n"
-            f"  claude stderr (tail):\n{tail(done.stderr)}\n"
-            f"  claude stdout (tail):\n{tail(done.stdout, 10)}\n"
-            f"  last message Claude Code sent to the fake Messages API:\n{last_request_excerpt(records)}\n"
-            f"  MCP server logs:\n{mcp_logs(tmp / 'home') or '    (none)'}"
-        )
+        return failure(reason, done, records, tmp / "home")
 
     if done.returncode is None:
         raise fail(f"claude did not finish within {claude_timeout:.0f}s")
@@ -634,6 +679,79 @@ def run(tmp: Path) -> None:
         "auth_required read as the contract message (with the re-auth command), is_error true; gmail's failed "
         "resources/list as no resources."
     )
+
+
+def run_guard_case(root: Path, variant: guard_case.Variant, version: str, vault: Path) -> None:
+    """A send-guard session: gmail-mcp on the emulator, a hostile mail, forward_email, an Elicitation hook that
+    declines (guard_case.py)."""
+    case = guard_case.GuardCase.start(root, variant)
+    try:
+        script = case.script()
+        say(f"• Gmail emulator on {case.emulator.base_url}")
+        say(case.planted())
+        log_path = root / "requests.jsonl"
+        server = fake.start(log_path, script=script)
+        try:
+            say(f"• fake Messages API on {server.base_url}")
+            env = claude_env(root, server.base_url, vault, gmail=case.env(), hooks=case.hooks())
+            if not (root / "bin" / "uv").is_symlink():
+                raise Failure("no uv binary found to put gmail-mcp's stdio tap in front of")
+            case.install_tap(root / "bin")
+            say(f"• Elicitation hook: {case.hooks()['Elicitation'][0]['hooks'][0]['command']}")
+            say(f"• gmail-mcp's stdio recorded by {guard_case.TAP.name} (through the session's uv on PATH)")
+            if variant.claude_env:
+                say("• Claude Code setting: " + " ".join(f"{k}={v}" for k, v in variant.claude_env.items()))
+            claude_timeout = time_left(CLAUDE_TIMEOUT)
+            done = run_claude(env, claude_timeout, case.allowed_tools(), guard_case.PROMPT)
+        finally:
+            server.shutdown()
+            server.server_close()
+        records = read_log(log_path)
+        (root / "claude-stdout.json").write_text(done.stdout, encoding="utf-8")  # for CLAUDE_E2E_KEEP=1
+        home = root / "home"
+        say(f"  claude finished in {done.seconds:.1f}s with exit code {done.returncode}")
+        say(f"• requests Claude Code made to the fake Messages API:\n{describe_log(records)}")
+
+        def fail(reason: str) -> Failure:
+            return failure(f"{reason}\n\n{case.describe([], guard_case.mcp_log_lines(home))}", done, records, home)
+
+        if done.returncode is None:
+            raise fail(f"claude did not finish within {claude_timeout:.0f}s")
+        if done.returncode != 0:
+            raise fail("claude exited with an error")
+        try:
+            observed = observed_results(records, script.steps)
+        except Failure as exc:
+            raise fail(str(exc)) from exc
+        say("\n" + "=" * 78)
+        say(f"What Claude Code {version} did with the send guard ({variant.title}):")
+        say("=" * 78)
+        say(case.describe(observed, guard_case.mcp_log_lines(home)))
+        problems = case.check(observed)
+        problems += [f"session: {p}" for p in check_session_result(done.stdout, script.final_text)]
+        if problems:
+            raise failure(
+                f"the send guard case ({variant.name}) failed:\n  - " + "\n  - ".join(problems), done, records, home
+            )
+    finally:
+        case.stop()
+    say("\n" + "-" * 78)
+    if variant.handshake:
+        say(
+            f"PASS ({variant.name}): Claude Code {version} declared elicitation in initialize, passed gmail-mcp's "
+            f"elicitation/create (one form, a boolean `send`, naming {guard_case.STRANGER}) to its Elicitation hook "
+            "and answered the server the hook's decline; the model got permission_denied / details.reason declined "
+            "(is_error true); the emulator sent nothing and kept no draft; the audit log holds the forward as declined."
+        )
+    else:
+        say(
+            f"PASS ({variant.name}): Claude Code {version} spoke MCP 2026-07-28 (elicitation declared in each "
+            "request's _meta); gmail-mcp answered the forward with InputRequiredResult holding the form (one boolean "
+            f"`send`, naming {guard_case.STRANGER}); Claude Code ran its Elicitation hook, which declined, and called "
+            "forward_email again with the decline in inputResponses; the model got permission_denied / "
+            "details.reason declined (is_error true); the emulator sent nothing and kept no draft; the audit log "
+            "holds the forward as declined."
+        )
 
 
 def main() -> int:
