@@ -42,7 +42,7 @@ SETTINGS = "https://www.googleapis.com/auth/gmail.settings.basic"
 
 
 def minted(payload: dict[str, Any], **kinds: str) -> dict[str, Any]:
-    """`payload` with the values the emulator mints on each run (`key=kind` of SHAPES) replaced by MINTED."""
+    """`payload` with the values minted on each run (`key=kind` of SHAPES) replaced by MINTED."""
     out = dict(payload)
     for key, kind in kinds.items():
         assert re.fullmatch(SHAPES[kind], out[key]), (key, out[key])
@@ -72,6 +72,16 @@ async def answer(server: ContractServer, tool: str, arguments: dict[str, Any]) -
     payload = json.loads(result.content[0].text)  # type: ignore[union-attr]
     assert result.structured_content == payload
     return payload  # type: ignore[no-any-return]
+
+
+async def test_list_accounts(server: ContractServer) -> None:
+    """list_accounts with the one token of the default account: its address (asked of Gmail: the token records
+    none), not read-only, and the default account's name."""
+    assert await answer(server, "list_accounts", {}) == {
+        "accounts": [{"name": "default", "email": "me@example.com", "read_only": False}],
+        "default_account": "default",
+        "warnings": [],
+    }
 
 
 async def test_search_emails(server: ContractServer, emu: Emulator) -> None:
@@ -162,7 +172,9 @@ async def test_get_email_shows_reply_to_and_inline_parts(server: ContractServer,
     message["Message-ID"] = "<logo@shop.example>"
     message.set_content("Plain text version.\n")
     message.add_alternative('<p>Hello <img src="cid:logo"></p>', subtype="html")
-    message.get_payload()[1].add_related(b"PNG", "image", "png", cid="<logo>", filename="logo.png")
+    html = message.get_payload()[1]  # type: ignore[index]
+    assert isinstance(html, EmailMessage)
+    html.add_related(b"PNG", "image", "png", cid="<logo>", filename="logo.png")
     message.add_attachment(b"1. hello\n", maintype="text", subtype="plain", filename="agenda.txt")
     new = emu.add_message(message.as_bytes(), ["INBOX"], None, 1_795_000_000_000)
     payload = await answer(server, "get_email", {"message_id": new})
@@ -213,6 +225,84 @@ async def test_get_email_of_a_message_sent_with_bcc(server: ContractServer, emu:
     }
 
 
+async def test_get_thread(server: ContractServer, emu: Emulator) -> None:
+    """get_thread of a conversation of three (Bob, my reply, Bob again): every message whole, oldest first,
+    each as get_email shows it, under the thread's id."""
+    ids = emu.seeded
+    thread = ids["lunch_1"]
+
+    def message(
+        key: str, sender: str, to: str, subject: str, date: str, labels: list[str], body: str
+    ) -> dict[str, Any]:
+        return {
+            "id": ids[key],
+            "thread_id": thread,
+            "from": sender,
+            "to": to,
+            "cc": "",
+            "bcc": None,
+            "reply_to": None,
+            "subject": subject,
+            "date": date,
+            "labels": labels,
+            "unread": "UNREAD" in labels,
+            "message_id": f"<{key}@seed.example.com>",
+            "body": body,
+            "truncated": False,
+            "next_body_offset": None,
+            "attachments": [],
+            "warnings": [],
+        }
+
+    bob, me = "Bob Lee <bob@example.com>", "Mia Example <me@example.com>"
+    assert await answer(server, "get_thread", {"thread_id": thread}) == {
+        "thread_id": thread,
+        "messages": [
+            message(
+                "lunch_1",
+                bob,
+                me,
+                "Lunch tomorrow?",
+                "2026-11-12T11:30:00+00:00",
+                ["INBOX", "CATEGORY_PERSONAL"],
+                "Lunch tomorrow at noon? Ramen?\n\nBob",
+            ),
+            message(
+                "lunch_2",
+                me,
+                bob,
+                "Re: Lunch tomorrow?",
+                "2026-11-12T12:05:00+00:00",
+                ["SENT"],
+                "Yes! Ramen it is.\n\nMia",
+            ),
+            message(
+                "lunch_3",
+                bob,
+                me,
+                "Re: Lunch tomorrow?",
+                "2026-11-12T12:30:00+00:00",
+                ["INBOX", "UNREAD", "CATEGORY_PERSONAL"],
+                "Great, I'll book a table for two.\n\nBob",
+            ),
+        ],
+    }
+
+
+async def test_download_attachment(server: ContractServer, emu: Emulator, tmp_path: Path) -> None:
+    """download_attachment of the seeded invoice PDF: the path it was saved under (the download folder, the
+    attachment's own non-ASCII name), that name, its size and MIME type."""
+    arguments = {"message_id": emu.seeded["invoice_pdf"], "attachment_id": "ANGjdJMWExNThlYTFiZTAwMDAwOTox"}
+    saved = tmp_path / "downloads" / "Rechnung_März_2026.pdf"
+    assert await answer(server, "download_attachment", arguments) == {
+        "path": str(saved),
+        "filename": "Rechnung_März_2026.pdf",
+        "size": 379,
+        "mime_type": "application/pdf",
+    }
+    assert saved.read_bytes().startswith(b"%PDF-1.4") and saved.stat().st_size == 379
+
+
 async def test_list_labels(server: ContractServer) -> None:
     def label(id: str, unread: int, total: int, name: str = "", kind: str = "system") -> dict[str, Any]:
         return {"id": id, "name": name or id, "type": kind, "messages_unread": unread, "messages_total": total}
@@ -239,6 +329,53 @@ async def test_list_labels(server: ContractServer) -> None:
             label("Label_4", 1, 3, "Travel/2026", "user"),
         ],
         "warnings": [],
+    }
+
+
+async def test_manage_label_create(server: ContractServer, emu: Emulator) -> None:
+    """manage_label creating a nested label with colours: the new label's id (minted) and name, no warnings key."""
+    arguments = {"action": "create", "label": "Clients/ACME", "colors": {"text": "#ffffff", "background": "#16a765"}}
+    created = await answer(server, "manage_label", arguments)
+    assert created["label"]["id"] == emu.mailbox.label_id("Clients/ACME")
+    assert {"label": minted(created["label"], id="label")} == {"label": {"id": MINTED, "name": "Clients/ACME"}}
+
+
+async def test_list_filters(server: ContractServer, emu: Emulator) -> None:
+    """list_filters with one filter: its id, criteria in snake case, labels by name, and UNREAD/INBOX removed
+    shown as mark_read/archive (no forward key: the filter forwards nothing)."""
+    added = emu.add_filter(
+        {"from": "billing@hosting.example", "hasAttachment": True},
+        {"addLabelIds": ["Label_2"], "removeLabelIds": ["INBOX", "UNREAD"]},
+    )
+    assert await answer(server, "list_filters", {}) == {
+        "filters": [
+            {
+                "id": added["id"],
+                "criteria": {"from": "billing@hosting.example", "has_attachment": True},
+                "action": {"add": ["Receipts"], "remove": [], "mark_read": True, "archive": True},
+            }
+        ],
+        "warnings": [],
+    }
+
+
+async def test_manage_filter_create(filter_server: ContractServer, emu: Emulator) -> None:
+    """manage_filter creating a filter that labels and archives: the filter as list_filters shows it, its id
+    minted; no warnings key."""
+    arguments = {
+        "action": "create",
+        "criteria": {"from": "news@shop.example"},
+        "action_labels": {"add": ["receipts"]},
+        "archive": True,
+    }
+    created = await answer(filter_server, "manage_filter", arguments)
+    assert [f["id"] for f in emu.filters()] == [created["filter"]["id"]]
+    assert {"filter": minted(created["filter"], id="filter")} == {
+        "filter": {
+            "id": MINTED,
+            "criteria": {"from": "news@shop.example"},
+            "action": {"add": ["Receipts"], "remove": [], "mark_read": False, "archive": True},
+        }
     }
 
 
@@ -270,6 +407,67 @@ async def test_create_draft(server: ContractServer) -> None:
     }
 
 
+async def test_update_draft(server: ContractServer, emu: Emulator) -> None:
+    """update_draft changing only the subject of the seeded draft: the same draft id, its new message's id and
+    thread (both minted: Gmail gives an updated draft a new message)."""
+    draft = emu.seeded_drafts["draft_notes"]
+    updated = await answer(server, "update_draft", {"draft_id": draft, "subject": "Timeline notes for Bob"})
+    assert updated["message_id"] != emu.seeded["draft_notes"]
+    assert minted(updated, message_id="message", thread_id="message") == {
+        "draft_id": draft,
+        "message_id": MINTED,
+        "thread_id": MINTED,
+        "warnings": [],
+    }
+
+
+async def test_send_draft(server: ContractServer, emu: Emulator) -> None:
+    """send_draft of the seeded draft to Bob: the sent message is the draft's own message, in its own thread."""
+    draft_message = emu.seeded["draft_notes"]
+    assert await answer(server, "send_draft", {"draft_id": emu.seeded_drafts["draft_notes"]}) == {
+        "id": draft_message,
+        "thread_id": draft_message,
+        "warnings": [],
+    }
+    assert "SENT" in emu.label_ids(draft_message)
+
+
+async def test_delete_draft(server: ContractServer, emu: Emulator) -> None:
+    """delete_draft of the seeded draft: the deleted draft's id, nothing else (no warnings key)."""
+    draft = emu.seeded_drafts["draft_notes"]
+    assert await answer(server, "delete_draft", {"draft_id": draft}) == {"deleted": draft}
+    assert draft not in emu.mailbox.draft_ids()
+
+
+async def test_send_email(server: ContractServer, emu: Emulator) -> None:
+    """send_email to a known recipient: the sent message's id and thread (a new one: minted) and the Message-ID
+    header the server wrote (minted)."""
+    sent = await answer(server, "send_email", {"to": "Bob Lee <bob@example.com>", "subject": "Ramen", "body": "Again?"})
+    assert sent["thread_id"] == sent["id"]
+    assert emu.mailbox.sent_messages_with_header("Message-ID", sent["message_id"]) == [sent["id"]]
+    assert minted(sent, id="message", thread_id="message", message_id="rfc822") == {
+        "id": MINTED,
+        "thread_id": MINTED,
+        "message_id": MINTED,
+        "warnings": [],
+    }
+
+
+async def test_forward_email(server: ContractServer, emu: Emulator) -> None:
+    """forward_email of the flight confirmation to Bob: the forward's id and Message-ID (minted), in the
+    original's thread."""
+    flight = emu.seeded["flight"]
+    arguments = {"message_id": flight, "to": "bob@example.com", "body": "FYI, my flight."}
+    sent = await answer(server, "forward_email", arguments)
+    assert emu.mailbox.sent_messages_with_header("Message-ID", sent["message_id"]) == [sent["id"]]
+    assert minted(sent, id="message", message_id="rfc822") == {
+        "id": MINTED,
+        "thread_id": flight,
+        "message_id": MINTED,
+        "warnings": [],
+    }
+
+
 async def test_modify_labels_with_a_message_that_fails_on_its_own(server: ContractServer, emu: Emulator) -> None:
     arguments = {"message_ids": [emu.seeded["status"], "ffffffffffffffff"], "add_labels": ["starred"]}
     assert await answer(server, "modify_labels", arguments) == {
@@ -284,3 +482,37 @@ async def test_modify_labels_with_a_message_that_fails_on_its_own(server: Contra
             }
         ],
     }
+
+
+async def test_trash_email_by_query_is_a_dry_run(server: ContractServer, emu: Emulator) -> None:
+    """trash_email by query without dry_run: nothing trashed (the count 0), how many match, and a sample of
+    them newest first; the messages stay where they were."""
+    ids = emu.seeded
+    assert await answer(server, "trash_email", {"query": "from:bob@example.com"}) == {
+        "trashed": 0,
+        "matched": 3,
+        "dry_run": True,
+        "truncated": False,
+        "sample": [
+            {
+                "id": ids["lunch_3"],
+                "from": "Bob Lee <bob@example.com>",
+                "subject": "Re: Lunch tomorrow?",
+                "date": "2026-11-12T12:30:00+00:00",
+            },
+            {
+                "id": ids["lunch_1"],
+                "from": "Bob Lee <bob@example.com>",
+                "subject": "Lunch tomorrow?",
+                "date": "2026-11-12T11:30:00+00:00",
+            },
+            {
+                "id": ids["atlas_4"],
+                "from": "Bob Lee <bob@example.com>",
+                "subject": "Re: Project Atlas kickoff",
+                "date": "2026-10-04T16:30:00+00:00",
+            },
+        ],
+        "warnings": [],
+    }
+    assert "TRASH" not in emu.label_ids(ids["lunch_3"])
