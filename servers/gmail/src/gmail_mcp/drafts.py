@@ -24,7 +24,7 @@ from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, DraftSummar
 from gmail_mcp.sendas import SendAsAddress
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DraftChange:
     """The arguments of update_draft: None keeps a field as the draft has it."""
 

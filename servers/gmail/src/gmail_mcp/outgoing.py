@@ -37,7 +37,7 @@ REPLY_HEADERS = ("Message-ID", "References", "In-Reply-To", "Subject", "From", "
 Recipients = str | list[str] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outgoing:
     """A message as the caller describes it (the arguments of send_email / create_draft)."""
 
@@ -54,7 +54,7 @@ class Outgoing:
     signature: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Forward:
     """A forward as the caller describes it (the arguments of forward_email)."""
 
