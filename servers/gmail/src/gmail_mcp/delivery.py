@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gmail_mcp import warnings
 from gmail_mcp.api.classify import Verdict, judge
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure, SendFailed
-from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.api.mailbox import SEND, SEND_DRAFT, MailboxApi
 from gmail_mcp.mail.compose import FINGERPRINT_HEADER, BuiltMessage
 from gmail_mcp.mail.headers import header_map, message_ids
 from gmail_mcp.models import ToolWarning
@@ -108,19 +108,21 @@ def at_most_once(
     *,
     resource: str,
     ident: str = "",
+    arguments: Mapping[str, str],
     retry_refusal: Callable[[GmailFailure], bool] = lambda failure: False,
 ) -> Done:
     """Make a one-shot `request` take effect at most once (the module docstring has the rules).
 
     `retry_refusal` lets the caller treat a refusal on the *second* attempt as ambiguous (a
-    drafts.send retried after a lost answer finds the draft gone). Raises the refusal's failure,
+    drafts.send retried after a lost answer finds the draft gone). A refusal (400) blames one of
+    `arguments` (request parameter → tool argument, as `classify.blame` says). Raises the refusal's failure,
     `NotDone` or `Undetermined`.
     """
     for attempt in (1, 2):
         try:
             answer = request()
         except Exception as exc:
-            judged = judge(exc, resource, ident)
+            judged = judge(exc, resource, ident, arguments)
             verdict, failure = judged.verdict, judged.failure
             if attempt == 2 and verdict is Verdict.REFUSED and retry_refusal(failure):
                 verdict = Verdict.AMBIGUOUS
@@ -205,6 +207,7 @@ class Delivery:
             lambda: self.find_sent(fingerprint, since),
             resource,
             ident,
+            SEND,
         )
 
     def send_draft(self, draft_id: str, fingerprint: SentFingerprint) -> Done:
@@ -225,6 +228,7 @@ class Delivery:
             look,
             "draft",
             draft_id,
+            SEND_DRAFT,
             retry_refusal=lambda failure: isinstance(failure, ApiNotFound),
         )
 
@@ -234,11 +238,18 @@ class Delivery:
         look: Look,
         resource: str,
         ident: str,
+        arguments: Mapping[str, str],
         retry_refusal: Callable[[GmailFailure], bool] = lambda failure: False,
     ) -> Done:
         try:
             return at_most_once(
-                self.mailbox, request, look, resource=resource, ident=ident, retry_refusal=retry_refusal
+                self.mailbox,
+                request,
+                look,
+                resource=resource,
+                ident=ident,
+                arguments=arguments,
+                retry_refusal=retry_refusal,
             )
         except NotDone as exc:
             raise SendFailed("not_sent", f"nothing was sent ({exc.failure}); it is safe to try again later") from None
@@ -265,6 +276,7 @@ class Delivery:
                 lambda: self.mailbox.find_draft_by_header(built.message_id),
                 resource=resource,
                 ident=ident,
+                arguments=SEND,
             )
         except NotDone as exc:
             raise exc.failure from None

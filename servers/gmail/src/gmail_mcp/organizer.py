@@ -31,6 +31,14 @@ EXCLUSIVE_LABELS = frozenset({"INBOX", "SPAM", "TRASH"})
 TRASH_CHANGE: tuple[list[str], list[str]] = (["TRASH"], ["INBOX"])
 
 
+def _blame(selected_by: str, add: Sequence[str] = (), remove: Sequence[str] = ()) -> dict[str, str]:
+    """What a Gmail 400 blames (request parameter → tool argument): the labels the caller gave first, then
+    the argument the messages were selected by (`message_ids` or `query`)."""
+    given = {"addLabelIds": "add_labels"} if add else {}
+    given |= {"removeLabelIds": "remove_labels"} if remove else {}
+    return given | {"ids": selected_by, "id": selected_by}
+
+
 @dataclass(frozen=True)
 class Selection:
     """The messages a call is about: given ids, or what a query matches (with its dry run and limit)."""
@@ -114,16 +122,16 @@ class Organizer:
         ids = _unique(message_ids)
         add_ids, remove_ids = self._change(add, remove)
         try:
-            self.mailbox.batch_modify(ids, add_ids, remove_ids)
+            self.mailbox.batch_modify(ids, add_ids, remove_ids, _blame("message_ids", add_ids, remove_ids))
         except (ApiNotFound, ApiRejected):
-            outcome = self.mailbox.modify_each(ids, add_ids, remove_ids)
+            outcome = self.mailbox.modify_each(ids, add_ids, remove_ids, _blame("message_ids", add_ids, remove_ids))
             return Modified(modified=_settled(ids, outcome), warnings=_partial(outcome, "changed"))
         return Modified(modified=ids)
 
     def trash(self, message_ids: list[str]) -> Trashed:
         """Move messages to Trash (messages.trash per id, in one batch request); failures are warnings."""
         ids = _unique(message_ids)
-        outcome = self.mailbox.trash_each(ids)
+        outcome = self.mailbox.trash_each(ids, _blame("message_ids"))
         return Trashed(trashed=_settled(ids, outcome), warnings=_partial(outcome, "trashed"))
 
     # -- what a query matches ------------------------------------------------------------------------
@@ -144,8 +152,13 @@ class Organizer:
             )
             question = _bulk_question(f"Change the labels ({change}) of", query, matched)
             self.gate.clear_bulk(person, len(matched.ids), question)
+            blame = _blame("query", add_ids, remove_ids)
             run = self._apply(
-                matched.ids, add_ids, remove_ids, lambda i: self.mailbox.modify_each(i, add_ids, remove_ids)
+                matched.ids,
+                add_ids,
+                remove_ids,
+                blame,
+                lambda i: self.mailbox.modify_each(i, add_ids, remove_ids, blame),
             )
         return Modified(
             modified=run.done if run else 0,
@@ -162,7 +175,8 @@ class Organizer:
         run = None
         if not dry_run:
             self.gate.clear_bulk(person, len(matched.ids), _bulk_question("Move to Trash", query, matched))
-            run = self._apply(matched.ids, *TRASH_CHANGE, self.mailbox.trash_each)
+            blame = _blame("query")
+            run = self._apply(matched.ids, *TRASH_CHANGE, blame, lambda i: self.mailbox.trash_each(i, blame))
         return Trashed(
             trashed=run.done if run else 0,
             matched=len(matched.ids),
@@ -209,7 +223,12 @@ class Organizer:
         return sample, list(fetched.failed)
 
     def _apply(
-        self, ids: list[str], add: list[str], remove: list[str], each: Callable[[list[str]], BatchOutcome]
+        self,
+        ids: list[str],
+        add: list[str],
+        remove: list[str],
+        blame: dict[str, str],
+        each: Callable[[list[str]], BatchOutcome],
     ) -> _Run:
         """messages.batchModify per 1000 ids. A chunk Gmail refuses (400/404: a message went away since it was
         listed) is changed message by message (`each`), its failures kept. Any other failure stops the run:
@@ -219,7 +238,7 @@ class Organizer:
         for start in range(0, len(ids), MAX_IDS):
             chunk = ids[start : start + MAX_IDS]
             try:
-                outcome = self._change_chunk(chunk, add, remove, each)
+                outcome = self._change_chunk(chunk, add, remove, blame, each)
             except GmailFailure as failure:
                 if run.done == 0 and not run.failed:
                     raise
@@ -233,10 +252,15 @@ class Organizer:
         return run
 
     def _change_chunk(
-        self, chunk: list[str], add: list[str], remove: list[str], each: Callable[[list[str]], BatchOutcome]
+        self,
+        chunk: list[str],
+        add: list[str],
+        remove: list[str],
+        blame: dict[str, str],
+        each: Callable[[list[str]], BatchOutcome],
     ) -> BatchOutcome:
         try:
-            self.mailbox.batch_modify(chunk, add, remove)
+            self.mailbox.batch_modify(chunk, add, remove, blame)
         except (ApiNotFound, ApiRejected):
             return each(chunk)
         return BatchOutcome(succeeded={i: {} for i in chunk}, failed={})

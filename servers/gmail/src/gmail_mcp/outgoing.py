@@ -134,7 +134,7 @@ class Composer:
 
     def reply_context(self, message_id: str) -> ReplyContext:
         """The original's threading and address headers (ApiNotFound if it is gone)."""
-        original = self.mailbox.get_message_headers(message_id, REPLY_HEADERS)
+        original = self.mailbox.get_message_headers(message_id, REPLY_HEADERS, "reply_to_message_id")
         return ReplyContext.from_parsed(parse_full(original, {}))
 
     # -- composing -----------------------------------------------------------------------------------

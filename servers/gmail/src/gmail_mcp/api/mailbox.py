@@ -24,7 +24,15 @@ ME = "me"  # the authorised account
 # Up to this many bytes of MIME go as JSON `raw` (base64url: 4/3 of it, under Gmail's limit for a
 # metadata request); larger messages go as a media upload (uploadType=media, or multipart with a thread id).
 RAW_LIMIT_BYTES = 3 * 1024 * 1024
-_LABEL_LIST = "labels.list"  # the batch key of the label list riding along with message gets (never a message id)
+_LABEL_LIST = "labels.list"
+# What a 400 blames (request parameter → tool argument, first suspect first) where it is always the same.
+LABEL = {"id": "label"}
+DRAFT = {"id": "draft_id"}
+DRAFT_UPDATE = {"id": "draft_id", "threadId": "reply_to_message_id", "raw": "body"}
+FILTER = {"criteria": "criteria", "action": "action_labels"}
+# The one-shot requests, for `classify.judge`: a message is refused for its recipients first.
+SEND = {"raw": "to", "threadId": "reply_to_message_id"}
+SEND_DRAFT = {"id": "draft_id"}  # the batch key of the label list riding along with message gets (never a message id)
 
 
 @dataclass(frozen=True)
@@ -39,12 +47,12 @@ class MailboxApi:
     def __init__(self, client: GmailClient) -> None:
         self.client = client
 
-    def _delete(self, build: Build, resource: str, resource_id: str) -> None:
+    def _delete(self, build: Build, resource: str, resource_id: str, arguments: Mapping[str, str]) -> None:
         """A delete, retried like any idempotent write: a 404 on a retry is done (an earlier attempt
         whose answer was lost deleted it)."""
         request = _Counted(build)
         try:
-            self.client.execute(request, resource, resource_id)
+            self.client.execute(request, resource, resource_id, arguments)
         except ApiNotFound:
             if not request.retried:
                 raise
@@ -69,13 +77,20 @@ class MailboxApi:
     def get_message(self, message_id: str) -> dict[str, Any]:
         """The whole message (format=full): headers, MIME tree, inline body data, attachment ids."""
         return self.client.execute(
-            lambda users: users.messages().get(userId=ME, id=message_id, format="full"), "message", message_id
+            lambda users: users.messages().get(userId=ME, id=message_id, format="full"),
+            "message",
+            message_id,
+            {"id": "message_id"},
         )
 
-    def get_message_headers(self, message_id: str, headers: Sequence[str]) -> dict[str, Any]:
-        """Only the named headers of a message (format=metadata): a big message is not downloaded."""
+    def get_message_headers(self, message_id: str, headers: Sequence[str], argument: str) -> dict[str, Any]:
+        """Only the named headers of a message (format=metadata): a big message is not downloaded. A 400
+        blames `argument`, the tool argument the id came from."""
         return self.client.execute(
-            functools.partial(_get_metadata, message_id=message_id, headers=headers), "message", message_id
+            functools.partial(_get_metadata, message_id=message_id, headers=headers),
+            "message",
+            message_id,
+            {"id": argument},
         )
 
     def get_messages_metadata(
@@ -97,7 +112,10 @@ class MailboxApi:
     def get_thread(self, thread_id: str) -> dict[str, Any]:
         """Every message of a thread (format=full), oldest first."""
         return self.client.execute(
-            lambda users: users.threads().get(userId=ME, id=thread_id, format="full"), "thread", thread_id
+            lambda users: users.threads().get(userId=ME, id=thread_id, format="full"),
+            "thread",
+            thread_id,
+            {"id": "thread_id"},
         )
 
     def get_attachment(self, message_id: str, attachment_id: str) -> dict[str, Any]:
@@ -106,21 +124,30 @@ class MailboxApi:
             lambda users: users.messages().attachments().get(userId=ME, messageId=message_id, id=attachment_id),
             "attachment",
             attachment_id,
+            {"id": "attachment_id", "messageId": "message_id"},
         )
 
-    def batch_modify(self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> None:
-        """messages.batchModify: all or nothing (at most 1000 ids); a bad id makes Gmail refuse the whole call."""
+    def batch_modify(
+        self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str], arguments: Mapping[str, str]
+    ) -> None:
+        """messages.batchModify: all or nothing (at most 1000 ids); a bad id makes Gmail refuse the whole call.
+        `arguments` maps `ids`, `addLabelIds` and `removeLabelIds` to the tool arguments a 400 blames."""
         body = {"ids": list(ids), "addLabelIds": list(add), "removeLabelIds": list(remove)}
-        self.client.execute(lambda users: users.messages().batchModify(userId=ME, body=body), "message")
+        self.client.execute(
+            lambda users: users.messages().batchModify(userId=ME, body=body), "message", arguments=arguments
+        )
 
-    def modify_each(self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> BatchOutcome:
+    def modify_each(
+        self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str], arguments: Mapping[str, str]
+    ) -> BatchOutcome:
         """messages.modify for each id, in one batch request: each message succeeds or fails on its own."""
         change = {"addLabelIds": list(add), "removeLabelIds": list(remove)}
-        return self.client.batch([(i, functools.partial(_modify, message_id=i, body=change)) for i in ids], "message")
+        requests = [(i, functools.partial(_modify, message_id=i, body=change)) for i in ids]
+        return self.client.batch(requests, "message", arguments)
 
-    def trash_each(self, ids: Sequence[str]) -> BatchOutcome:
+    def trash_each(self, ids: Sequence[str], arguments: Mapping[str, str]) -> BatchOutcome:
         """messages.trash for each id, in one batch request (Gmail has no batch trash)."""
-        return self.client.batch([(i, functools.partial(_trash, message_id=i)) for i in ids], "message")
+        return self.client.batch([(i, functools.partial(_trash, message_id=i)) for i in ids], "message", arguments)
 
     # -- labels --------------------------------------------------------------------------------
     def list_labels(self) -> dict[str, Any]:
@@ -129,7 +156,7 @@ class MailboxApi:
 
     def get_labels(self, ids: Sequence[str]) -> BatchOutcome:
         """Each label with its message counts, in one batch request."""
-        return self.client.batch([(i, functools.partial(_get_label, label_id=i)) for i in ids], "label")
+        return self.client.batch([(i, functools.partial(_get_label, label_id=i)) for i in ids], "label", LABEL)
 
     def create_label(self, body: dict[str, Any], arguments: Mapping[str, str]) -> dict[str, Any]:
         """labels.create; a 409 (the name is taken) is `ApiConflict`.
@@ -154,7 +181,7 @@ class MailboxApi:
 
     def delete_label(self, label_id: str) -> None:
         """labels.delete: the label goes, and off every message; no message is deleted. A 404 on a retry is done."""
-        self._delete(lambda users: users.labels().delete(userId=ME, id=label_id), "label", label_id)
+        self._delete(lambda users: users.labels().delete(userId=ME, id=label_id), "label", label_id, LABEL)
 
     # -- the account and its settings ----------------------------------------------------------
     def get_profile(self) -> dict[str, Any]:
@@ -179,7 +206,7 @@ class MailboxApi:
         """
         request = _Counted(lambda users: users.settings().filters().create(userId=ME, body=body))
         try:
-            return self.client.execute(request, "filter")
+            return self.client.execute(request, "filter", arguments=FILTER)
         except ApiRejected:
             found = next((f for f in self.list_filters() if _same_filter(f, body)), None) if request.retried else None
             if found is None:
@@ -188,7 +215,12 @@ class MailboxApi:
 
     def delete_filter(self, filter_id: str) -> None:
         """settings.filters.delete (needs gmail.settings.basic). A 404 on a retry is done."""
-        self._delete(lambda users: users.settings().filters().delete(userId=ME, id=filter_id), "filter", filter_id)
+        self._delete(
+            lambda users: users.settings().filters().delete(userId=ME, id=filter_id),
+            "filter",
+            filter_id,
+            {"id": "filter_id"},
+        )
 
     # -- drafts --------------------------------------------------------------------------------
     def list_drafts(self, max_results: int, page_token: str | None) -> dict[str, Any]:
@@ -196,19 +228,22 @@ class MailboxApi:
         return self.client.execute(
             lambda users: users.drafts().list(userId=ME, maxResults=max_results, pageToken=page_token or None),
             "draft",
+            arguments={"pageToken": "page_token", "maxResults": "max_results"},
         )
 
     def get_draft(self, draft_id: str) -> dict[str, Any]:
         """A draft with its message's headers (format=metadata)."""
-        return self.client.execute(functools.partial(_get_draft, draft_id=draft_id), "draft", draft_id)
+        return self.client.execute(functools.partial(_get_draft, draft_id=draft_id), "draft", draft_id, DRAFT)
 
     def get_drafts(self, ids: Sequence[str]) -> BatchOutcome:
         """Each draft with its message's headers, in one batch request."""
-        return self.client.batch([(i, functools.partial(_get_draft, draft_id=i)) for i in ids], "draft")
+        return self.client.batch([(i, functools.partial(_get_draft, draft_id=i)) for i in ids], "draft", DRAFT)
 
     def draft_exists(self, draft_id: str) -> bool:
         try:
-            self.client.execute(lambda users: users.drafts().get(userId=ME, id=draft_id, format="minimal"), "draft")
+            self.client.execute(
+                lambda users: users.drafts().get(userId=ME, id=draft_id, format="minimal"), "draft", arguments=DRAFT
+            )
         except ApiNotFound:
             return False
         return True
@@ -219,18 +254,18 @@ class MailboxApi:
         Retried like any idempotent write; a 404 on a retry means an earlier attempt whose answer
         was lost did delete it.
         """
-        self._delete(lambda users: users.drafts().delete(userId=ME, id=draft_id), "draft", draft_id)
+        self._delete(lambda users: users.drafts().delete(userId=ME, id=draft_id), "draft", draft_id, DRAFT)
 
     def get_draft_raw(self, draft_id: str) -> dict[str, Any]:
         """A draft with its message as RFC 822 bytes (format=raw): exactly what drafts.send would send."""
         return self.client.execute(
-            lambda users: users.drafts().get(userId=ME, id=draft_id, format="raw"), "draft", draft_id
+            lambda users: users.drafts().get(userId=ME, id=draft_id, format="raw"), "draft", draft_id, DRAFT
         )
 
     def get_draft_full(self, draft_id: str) -> dict[str, Any]:
         """A draft with its whole message (format=full): headers, MIME tree, attachment ids."""
         return self.client.execute(
-            lambda users: users.drafts().get(userId=ME, id=draft_id, format="full"), "draft", draft_id
+            lambda users: users.drafts().get(userId=ME, id=draft_id, format="full"), "draft", draft_id, DRAFT
         )
 
     def update_draft(self, draft_id: str, mime: bytes, thread_id: str | None) -> dict[str, Any]:
@@ -246,7 +281,7 @@ class MailboxApi:
                 return users.drafts().update(userId=ME, id=draft_id, body=body, media_body=_upload(mime))
             return users.drafts().update(userId=ME, id=draft_id, body=body)
 
-        return self.client.execute(build, "draft", draft_id)
+        return self.client.execute(build, "draft", draft_id, DRAFT_UPDATE)
 
     # -- send-as, and our own copies in Sent ---------------------------------------------------------
     def list_send_as(self) -> list[dict[str, Any]]:
