@@ -155,3 +155,22 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_module_imports_itself_back() -> None:
     assert cycles({module: imports(module) for module in MODULES}) == []
+
+
+def test_api_answers_the_domain_with_typed_views_never_gmails_json() -> None:
+    import dataclasses
+    import inspect
+    import typing
+
+    from gmail_mcp.api import mailbox
+
+    def raw(hint: object) -> bool:
+        text = repr(hint)
+        return "dict" in text or "typing.Any" in text or "Mapping" in text
+
+    for name, method in inspect.getmembers(mailbox.MailboxApi, inspect.isfunction):
+        if not name.startswith("_"):
+            answer = typing.get_type_hints(method, vars(mailbox))["return"]
+            assert not raw(answer), f"MailboxApi.{name} answers {answer}"
+    for field in dataclasses.fields(mailbox.MessagesMetadata):
+        assert not raw(typing.get_type_hints(mailbox.MessagesMetadata)[field.name]), field.name

@@ -86,9 +86,8 @@ class Carrier:
 
     def fetch(self, attachment_id: str) -> bytes:
         if attachment_id not in self._fetched:
-            answer = self.mailbox.get_attachment(self.message_id, attachment_id)
-            data = answer.get("data")
-            decoded = decode_base64url(data) if isinstance(data, str) else None
+            data = self.mailbox.get_attachment(self.message_id, attachment_id)
+            decoded = decode_base64url(data) if data is not None else None
             if decoded is None:
                 raise ApiUnavailable("Gmail sent attachment data that is not base64")
             self._fetched[attachment_id] = decoded

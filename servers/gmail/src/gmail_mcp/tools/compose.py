@@ -84,18 +84,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         ctx: Context,
     ) -> SentMessage:
         outgoing = Outgoing(
-            to=to,
-            subject=subject,
-            body=body,
-            cc=cc,
-            bcc=bcc,
-            html_body=html_body,
-            reply_to_message_id=reply_to_message_id,
-            attachments=attachments,
-            reply_all=reply_all,
-            from_address=from_address,
-            signature=signature,
-        )
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body,
+            reply_to_message_id=reply_to_message_id, attachments=attachments, reply_all=reply_all,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.sender.send(outgoing, Elicitation(ctx))
 
@@ -116,18 +108,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
     ) -> CreatedDraft:
         """Save a message as a draft (arguments as send_email); send it later with send_draft."""
         outgoing = Outgoing(
-            to=to,
-            subject=subject,
-            body=body,
-            cc=cc,
-            bcc=bcc,
-            html_body=html_body,
-            reply_to_message_id=reply_to_message_id,
-            attachments=attachments,
-            reply_all=reply_all,
-            from_address=from_address,
-            signature=signature,
-        )
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body,
+            reply_to_message_id=reply_to_message_id, attachments=attachments, reply_all=reply_all,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.drafts.create(outgoing)
 
@@ -146,15 +130,9 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         ctx: Context,
     ) -> SentMessage:
         forward = Forward(
-            message_id=message_id,
-            to=to,
-            cc=cc,
-            bcc=bcc,
-            body=body,
-            include_attachments=include_attachments,
-            from_address=from_address,
-            signature=signature,
-        )
+            message_id=message_id, to=to, cc=cc, bcc=bcc, body=body, include_attachments=include_attachments,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.sender.forward(forward, Elicitation(ctx))
 
@@ -175,18 +153,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         account: Account = None,
     ) -> UpdatedDraft:
         change = DraftChange(
-            to=to,
-            subject=subject,
-            body=body,
-            cc=cc,
-            bcc=bcc,
-            html_body=html_body,
-            reply_to_message_id=reply_to_message_id,
-            attachments=attachments,
-            reply_all=reply_all,
-            from_address=from_address,
-            signature=signature,
-        )
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body,
+            reply_to_message_id=reply_to_message_id, attachments=attachments, reply_all=reply_all,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.drafts.update(draft_id, change)
 
