@@ -11,7 +11,7 @@ from gmail_mcp.api.mailbox import MailboxApi
 def test_every_key_is_answered_or_failed_in_the_order_asked(emu: Emulator, mailbox: MailboxApi) -> None:
     outcome = mailbox.get_labels(["Label_1", "Label_99", "INBOX"])
     assert list(outcome.succeeded) == ["Label_1", "INBOX"]
-    assert outcome.succeeded["INBOX"]["messagesTotal"] > 0
+    assert (outcome.succeeded["INBOX"].messages_total or 0) > 0
     assert list(outcome.failed) == ["Label_99"] and isinstance(outcome.failed["Label_99"], ApiNotFound)
 
 
@@ -33,5 +33,5 @@ def test_the_label_list_rides_along_with_message_metadata(emu: Emulator, mailbox
     fetched = mailbox.get_messages_metadata(ids, ["Subject"], with_label_list=True)
     assert list(fetched.messages.succeeded) == [emu.seeded["status"]]
     assert list(fetched.messages.failed) == ["ffffffffffffffff"]
-    assert fetched.label_list is not None and {"INBOX", "Label_1"} <= {x["id"] for x in fetched.label_list["labels"]}
+    assert fetched.labels is not None and {"INBOX", "Label_1"} <= {label.id for label in fetched.labels}
     assert [r.route for r in emu.request_log() if not getattr(r, "in_batch", False)] == ["batch"]

@@ -13,18 +13,30 @@ from email.message import EmailMessage, Message
 from typing import Any
 
 import pytest
+from gmail_mcp.api.views import message
+from gmail_mcp.mail import parse
 from gmail_mcp.mail.errors import InvalidField, MessageMalformed
 from gmail_mcp.mail.parse import (
+    Fetch,
+    MessageSummary,
+    ParsedEmail,
     decode_header_value,
     header_map,
-    parse_full,
     slice_body,
-    summarize,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 LABELS = {"INBOX": "INBOX", "UNREAD": "UNREAD", "Label_7": "Projects/Alpha"}
+
+
+# The Gmail JSON these tests build reaches `mail.parse` as api/ hands it over: parsed once into the typed view.
+def parse_full(resource: object, labels: dict[str, str], fetch: Fetch | None = None) -> ParsedEmail:
+    return parse.parse_full(message(resource), labels, fetch)
+
+
+def summarize(resource: object, labels: dict[str, str], **hint: Any) -> MessageSummary:
+    return parse.summarize(message(resource), labels, **hint)
 
 
 # --- helper: MIME → Gmail payload JSON ------------------------------------------------------------

@@ -57,7 +57,7 @@ def _send(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, 
 
 def _forward(emu: Emulator, mailbox: MailboxApi, delivery: Delivery) -> tuple[str, Callable[[], Any]]:
     composer = Composer(mailbox)
-    composed = composer.compose_forward(Forward(emu.seeded["invoice_pdf"], to="bob@example.com", body="FYI"))
+    composed = composer.compose_forward(Forward(message_id=emu.seeded["invoice_pdf"], to="bob@example.com", body="FYI"))
     sender = Sender(composer, delivery, _asking(mailbox))
     return composed.built.message_id, lambda: _gated(
         lambda: sender._clear(composed.built, YES), lambda: sender._deliver(composed.built, composed.warnings)

@@ -99,7 +99,7 @@ def test_an_alias_signature_rendered_to_text(emu: Emulator, sender: Sender, stor
 def test_forwards_and_drafts_sign_too(
     emu: Emulator, sender: Sender, composer: Composer, delivery: Delivery, mailbox: MailboxApi, stored: Stored
 ) -> None:
-    answer = sender.forward(Forward(emu.seeded["lunch_1"], to="bob@example.com", body="FYI"))
+    answer = sender.forward(Forward(message_id=emu.seeded["lunch_1"], to="bob@example.com", body="FYI"))
     plain = text(stored(emu, answer.id).get_body(("plain",)))
     assert plain.startswith(f"FYI\n\n-- \n{SEED_SIGNATURE_TEXT}\n\n---------- Forwarded message ---------\n")
     draft = Drafts(mailbox, composer, delivery, sender.gate).create(

@@ -46,7 +46,7 @@ def outcome(delivery: Delivery, built: BuiltMessage) -> tuple[Any, ...]:
         return ("auth_required", exc.reason)
     except ApiRejected:
         return ("parse_error",)
-    assert done.answer["id"]
+    assert done.id and done.answer.id == done.id
     if done.warnings:
         assert [w.code for w in done.warnings] == [DELIVERY_CONFIRMED_AFTER_ERROR]
         return ("confirmed",)

@@ -99,13 +99,13 @@ def test_one_shot_http_sends_exactly_once(silent: SilentServer) -> None:
         OneShotHttp(timeout=5).request(silent.url + "send", "POST", body=b"{}")
     assert len(silent.requests) == 1
     # it went out: whether it took effect is unknown
-    assert judge(caught.value, "message", "").verdict is Verdict.AMBIGUOUS
+    assert judge(caught.value, "message", "", {}).verdict is Verdict.AMBIGUOUS
 
 
 def test_one_shot_http_reports_a_refused_connection_as_not_sent() -> None:
     with pytest.raises(RequestNotSent) as caught:
         OneShotHttp(timeout=5).request(f"http://127.0.0.1:{free_port()}/send", "POST", body=b"{}")
-    assert judge(caught.value, "message", "").verdict is Verdict.NOT_SENT
+    assert judge(caught.value, "message", "", {}).verdict is Verdict.NOT_SENT
 
 
 class KeepAliveHandler(http.server.BaseHTTPRequestHandler):

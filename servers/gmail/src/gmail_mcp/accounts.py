@@ -155,8 +155,8 @@ class Accounts:
             return known
         with _tagged(name):
             profile = self._opened(name).mailbox.get_profile()
-        email = profile.get("emailAddress")
-        if not isinstance(email, str) or not email:
+        email = profile.email_address
+        if not email:
             return None
         with self._lock:
             self._asked[name] = email

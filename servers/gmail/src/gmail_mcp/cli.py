@@ -57,7 +57,7 @@ def main(ctx: click.Context, read_only: bool, log_level: str, confirm: str, serv
 @click.option("--account", default="default", show_default=True, help="Name of the account to authorise.")
 def auth(no_browser: bool, read_only: bool, port: int, account: str) -> None:
     """Run Google's installed-app OAuth flow for one account and store its token (mode 0600)."""
-    from gmail_mcp.api.authorize import AuthorizationError, authorize
+    from gmail_mcp.authorize import AuthorizationError, authorize
 
     settings = Settings.from_env(read_only=read_only)
     try:
@@ -73,7 +73,7 @@ def auth(no_browser: bool, read_only: bool, port: int, account: str) -> None:
 @main.command()
 def accounts() -> None:
     """List the authorised accounts (from the token files; nothing is asked of Gmail)."""
-    from gmail_mcp.api.authorize import stored_accounts
+    from gmail_mcp.authorize import stored_accounts
 
     found = stored_accounts(Settings.from_env())
     if not found:

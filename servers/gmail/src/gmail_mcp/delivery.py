@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
 from gmail_mcp import warnings
 from gmail_mcp.api.classify import Verdict, judge
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure, SendFailed
-from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.api.mailbox import SEND, SEND_DRAFT, MailboxApi
+from gmail_mcp.api.views import Draft, Message
 from gmail_mcp.mail.compose import FINGERPRINT_HEADER, BuiltMessage
-from gmail_mcp.mail.headers import header_map, message_ids
+from gmail_mcp.mail.headers import message_ids
 from gmail_mcp.models import ToolWarning
 
 log = logging.getLogger(__name__)
@@ -58,22 +59,32 @@ class SentFingerprint:
     def of(cls, built: BuiltMessage) -> SentFingerprint:
         return cls(ids=(built.message_id,), recipient=built.recipient if built.recipient[1] else None)
 
-    def matches(self, resource: dict[str, Any]) -> bool:
-        if self.gmail_id is not None and resource.get("id") == self.gmail_id:
+    def matches(self, resource: Message) -> bool:
+        if self.gmail_id is not None and resource.id == self.gmail_id:
             return True
-        payload = resource.get("payload")
-        headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
+        headers = resource.headers
         wanted = {i.casefold() for i in self.ids}
         return any(
             found.casefold() in wanted for name in ID_HEADERS for found in message_ids(headers.get(name.lower(), ""))
         )
 
 
-@dataclass(frozen=True)
-class Done:
-    """The request took effect: Gmail's answer (or what a look found) and what the caller should know."""
+class Identified(Protocol):
+    """What a one-shot request answers: a resource whose id says it is one (a message, a draft)."""
 
-    answer: dict[str, Any]  # the resource: a message `{id, threadId}`, or a draft `{id, message: {...}}`
+    @property
+    def id(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=Identified)
+
+
+@dataclass(frozen=True)
+class Done(Generic[R]):
+    """The request took effect: Gmail's answer (or what a look found), its id, and what the caller should know."""
+
+    answer: R  # the resource: a message (its id and thread id), or a draft (its id and its message's)
+    id: str  # the answer's id: a resource without one is never Done
     warnings: list[ToolWarning] = field(default_factory=list)
 
 
@@ -97,36 +108,38 @@ class LookFailed(Exception):
     """A look for the result of an ambiguous request failed: nothing can be concluded."""
 
 
-Look = Callable[[], "dict[str, Any] | None"]
+Look = Callable[[], R | None]
 """Finds the result of the request (the resource it created) or None when it is not there."""
 
 
 def at_most_once(
     mailbox: MailboxApi,
-    request: Callable[[], Any],
-    look: Look,
+    request: Callable[[], R],
+    look: Look[R],
     *,
     resource: str,
     ident: str = "",
+    arguments: Mapping[str, str],
     retry_refusal: Callable[[GmailFailure], bool] = lambda failure: False,
-) -> Done:
+) -> Done[R]:
     """Make a one-shot `request` take effect at most once (the module docstring has the rules).
 
     `retry_refusal` lets the caller treat a refusal on the *second* attempt as ambiguous (a
-    drafts.send retried after a lost answer finds the draft gone). Raises the refusal's failure,
+    drafts.send retried after a lost answer finds the draft gone). A refusal (400) blames one of
+    `arguments` (request parameter → tool argument, as `classify.blame` says). Raises the refusal's failure,
     `NotDone` or `Undetermined`.
     """
     for attempt in (1, 2):
         try:
             answer = request()
         except Exception as exc:
-            judged = judge(exc, resource, ident)
+            judged = judge(exc, resource, ident, arguments)
             verdict, failure = judged.verdict, judged.failure
             if attempt == 2 and verdict is Verdict.REFUSED and retry_refusal(failure):
                 verdict = Verdict.AMBIGUOUS
         else:
-            if isinstance(answer, dict) and isinstance(answer.get("id"), str):
-                return Done(answer)
+            if answer.id is not None:
+                return Done(answer, answer.id)
             verdict, failure = Verdict.AMBIGUOUS, ApiUnavailable("Gmail answered with a malformed body")
         log.warning("one-shot %s request, attempt %d: %s (%s)", resource, attempt, verdict.value, failure)
         if verdict is Verdict.REFUSED:
@@ -137,13 +150,13 @@ def at_most_once(
                 continue
             raise NotDone(failure)
         found = _look(mailbox, look)
-        if found is not None:
-            return Done(found, [warnings.delivery_confirmed_after_error(failure)])
+        if found is not None and found.id is not None:
+            return Done(found, found.id, [warnings.delivery_confirmed_after_error(failure)])
         raise Undetermined(failure, f"the {resource} request failed after it was sent, and the result is not found")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _look(mailbox: MailboxApi, look: Look) -> dict[str, Any] | None:
+def _look(mailbox: MailboxApi, look: Look[R]) -> R | None:
     """Up to LOOKS looks with growing pauses; LookFailed when a look fails."""
     for attempt in range(1, LOOKS + 1):
         try:
@@ -170,8 +183,8 @@ class Delivery:
         self.mailbox = mailbox
         self.clock = clock
 
-    def find_sent(self, fingerprint: SentFingerprint, since: float) -> dict[str, Any] | None:
-        """The Sent message `fingerprint` recognises (`{id, threadId}`), sent after `since` (epoch seconds), or None.
+    def find_sent(self, fingerprint: SentFingerprint, since: float) -> Message | None:
+        """The Sent message `fingerprint` recognises (its ids), sent after `since` (epoch seconds), or None.
 
         Raises LookFailed when some candidates could not be compared and none matched.
         """
@@ -190,12 +203,12 @@ class Delivery:
         for candidate in ids:
             resource = fetched.succeeded.get(candidate)
             if resource is not None and fingerprint.matches(resource):
-                return {"id": candidate, "threadId": resource.get("threadId")}
+                return Message(id=candidate, thread_id=resource.thread_id)
         if fetched.failed:
             raise LookFailed(f"{len(fetched.failed)} messages in Sent could not be compared")
         return None
 
-    def send_message(self, built: BuiltMessage) -> Done:
+    def send_message(self, built: BuiltMessage) -> Done[Message]:
         """messages.send; SendFailed('not_sent' | 'unknown') when it did not certainly happen."""
         resource, ident = ("thread", built.thread_id) if built.thread_id else ("message", "")
         since = self.clock()
@@ -205,13 +218,14 @@ class Delivery:
             lambda: self.find_sent(fingerprint, since),
             resource,
             ident,
+            SEND,
         )
 
-    def send_draft(self, draft_id: str, fingerprint: SentFingerprint) -> Done:
+    def send_draft(self, draft_id: str, fingerprint: SentFingerprint) -> Done[Message]:
         """drafts.send of a draft that `fingerprint` recognises in Sent (its Message-IDs, a recipient, its id)."""
         since = self.clock()
 
-        def look() -> dict[str, Any] | None:
+        def look() -> Message | None:
             found = self.find_sent(fingerprint, since)
             if found is not None:
                 return found
@@ -225,20 +239,28 @@ class Delivery:
             look,
             "draft",
             draft_id,
+            SEND_DRAFT,
             retry_refusal=lambda failure: isinstance(failure, ApiNotFound),
         )
 
     def _send(
         self,
-        request: Callable[[], Any],
-        look: Look,
+        request: Callable[[], Message],
+        look: Look[Message],
         resource: str,
         ident: str,
+        arguments: Mapping[str, str],
         retry_refusal: Callable[[GmailFailure], bool] = lambda failure: False,
-    ) -> Done:
+    ) -> Done[Message]:
         try:
             return at_most_once(
-                self.mailbox, request, look, resource=resource, ident=ident, retry_refusal=retry_refusal
+                self.mailbox,
+                request,
+                look,
+                resource=resource,
+                ident=ident,
+                arguments=arguments,
+                retry_refusal=retry_refusal,
             )
         except NotDone as exc:
             raise SendFailed("not_sent", f"nothing was sent ({exc.failure}); it is safe to try again later") from None
@@ -255,7 +277,7 @@ class Delivery:
                 "check the Sent folder before sending again",
             ) from None
 
-    def create_draft(self, built: BuiltMessage) -> Done:
+    def create_draft(self, built: BuiltMessage) -> Done[Draft]:
         """drafts.create; after an ambiguous failure the draft is looked for by its Message-ID."""
         resource, ident = ("thread", built.thread_id) if built.thread_id else ("draft", "")
         try:
@@ -265,6 +287,7 @@ class Delivery:
                 lambda: self.mailbox.find_draft_by_header(built.message_id),
                 resource=resource,
                 ident=ident,
+                arguments=SEND,
             )
         except NotDone as exc:
             raise exc.failure from None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gmail_mcp import warnings
 from gmail_mcp.api.errors import ApiNotFound
@@ -16,15 +15,15 @@ from gmail_mcp.mail.addresses import addr_spec, header_addresses, parse_address_
 from gmail_mcp.mail.compose import FINGERPRINT_HEADER, CarriedPart, Threading, build_message, check_attachments
 from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.mail.filenames import safe_filename
-from gmail_mcp.mail.headers import HeaderMap, header_map, message_ids, raw_header
-from gmail_mcp.mail.parse import message_content, parse_full, summarize
-from gmail_mcp.mail.text import decode_base64url, decode_bytes, normalise_newlines
+from gmail_mcp.mail.headers import HeaderMap, message_ids, raw_header
+from gmail_mcp.mail.parse import MessageContent, message_content, parse_full, summarize
+from gmail_mcp.mail.text import decode_bytes, normalise_newlines
 from gmail_mcp.outgoing import Carrier, Composer, Outgoing, Recipients
 from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, DraftSummary, SentDraft, UpdatedDraft
 from gmail_mcp.sendas import SendAsAddress
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DraftChange:
     """The arguments of update_draft: None keeps a field as the draft has it."""
 
@@ -41,11 +40,6 @@ class DraftChange:
     signature: bool = True  # added to a body given in this call; a kept body is kept as it is
 
 
-def _message_of(draft: dict[str, Any]) -> dict[str, Any]:
-    message = draft.get("message")
-    return message if isinstance(message, dict) else {}
-
-
 class Drafts:
     def __init__(self, mailbox: MailboxApi, composer: Composer, delivery: Delivery, gate: Gate) -> None:
         self.mailbox = mailbox
@@ -57,11 +51,11 @@ class Drafts:
         """Save a composed message as a draft, at most once."""
         built = self.composer.compose(outgoing)
         done = self.delivery.create_draft(built)
-        message = _message_of(done.answer)
+        message = done.answer.message
         return CreatedDraft(
-            draft_id=done.answer["id"],
-            message_id=str(message.get("id") or ""),
-            thread_id=str(message.get("threadId") or built.thread_id or ""),
+            draft_id=done.id,
+            message_id=message.id or "",
+            thread_id=message.thread_id or built.thread_id or "",
             warnings=done.warnings,
         )
 
@@ -72,30 +66,31 @@ class Drafts:
         by id only and named in a PARTIAL_RESULTS warning.
         """
         listed = self.mailbox.list_drafts(max_results, page_token)
-        items = [d for d in listed.get("drafts", []) if isinstance(d, dict) and isinstance(d.get("id"), str)]
-        details = self.mailbox.get_drafts([item["id"] for item in items])
+        ids = [item.id for item in listed.drafts if item.id is not None]
+        details = self.mailbox.get_drafts(ids)
         drafts, failed = [], []
-        for item in items:
-            draft_id = item["id"]
-            if isinstance(details.failed.get(draft_id), ApiNotFound):
+        for item in listed.drafts:
+            draft_id = item.id
+            if draft_id is None or isinstance(details.failed.get(draft_id), ApiNotFound):
                 continue
-            message = _message_of(details.succeeded.get(draft_id, {}))
-            if not isinstance(message.get("id"), str):
+            got = details.succeeded.get(draft_id)
+            message = got.message if got is not None else None
+            if message is None or message.id is None:
                 failed.append(draft_id)
-                message_id = str(_message_of(item).get("id") or "")
+                message_id = item.message.id or ""
                 drafts.append(DraftSummary(draft_id=draft_id, message_id=message_id, to="", subject="", snippet=""))
                 continue
             summary = summarize(message, {})
             drafts.append(
                 DraftSummary(
                     draft_id=draft_id,
-                    message_id=message["id"],
+                    message_id=message.id,
                     to=summary.to,
                     subject=summary.subject,
                     snippet=summary.snippet,
                 )
             )
-        result = DraftList(drafts=drafts, next_page_token=listed.get("nextPageToken") or None)
+        result = DraftList(drafts=drafts, next_page_token=listed.next_page_token or None)
         if failed:
             notice = f"details of {len(failed)} drafts could not be fetched; they are listed by id only"
             result.warnings.append(warnings.partial_results(notice, draft_ids=failed))
@@ -104,10 +99,9 @@ class Drafts:
     def send(self, draft_id: str, person: Person = NOBODY) -> SentDraft:
         """Send a draft at most once, once the gate clears its recipients as they are now; not_found if there
         is no such draft. A draft changed while the person was asked is not sent (DraftChanged)."""
-        current = _message_of(self.mailbox.get_draft_raw(draft_id))
-        encoded = current.get("raw")
-        raw = decode_base64url(encoded) if isinstance(encoded, str) else None
-        if raw is None or not isinstance(current.get("id"), str):
+        current = self.mailbox.get_draft_raw(draft_id).message
+        raw = current.raw
+        if raw is None or current.id is None:
             raise ApiNotFound("draft", draft_id)
         clearance = self.gate.clear_to_send(raw, person)
         if clearance.unavailable:
@@ -119,15 +113,13 @@ class Drafts:
                 draft_id=draft_id,
                 new_recipients=new,
             )
-        message = _message_of(self.mailbox.get_draft(draft_id))
-        if message.get("id") != current["id"]:
+        message = self.mailbox.get_draft(draft_id).message
+        if message.id != current.id:
             raise DraftChanged(draft_id)
-        payload = message.get("payload")
-        headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
-        done = self.delivery.send_draft(draft_id, _fingerprint(headers, message.get("id")))
+        done = self.delivery.send_draft(draft_id, _fingerprint(message.headers, message.id))
         return SentDraft(
-            id=done.answer["id"],
-            thread_id=done.answer.get("threadId") or message.get("threadId") or done.answer["id"],
+            id=done.id,
+            thread_id=done.answer.thread_id or message.thread_id or done.id,
             warnings=done.warnings,
         )
 
@@ -142,14 +134,13 @@ class Drafts:
         check_attachments(change.attachments)
         identity = self.composer.send_as.resolve(change.from_address) if change.from_address else None
 
-        message = _message_of(self.mailbox.get_draft_full(draft_id))
-        if not isinstance(message.get("id"), str):
+        message = self.mailbox.get_draft_full(draft_id).message
+        if message.id is None:
             raise ApiNotFound("draft", draft_id)
         parsed = parse_full(message, {})
-        payload = message.get("payload")
-        headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
+        headers = message.headers
         content = message_content(message)
-        carrier = Carrier(self.mailbox, message["id"])
+        carrier = Carrier(self.mailbox, message.id)
         kept, dropped = carrier.carry(content.parts)
         new_files = [p for p in change.attachments or [] if not _already_carried(p, kept)]
 
@@ -185,11 +176,11 @@ class Drafts:
             threading=threading,
         )
         answer = self.mailbox.update_draft(draft_id, built.mime, built.thread_id)
-        updated = _message_of(answer)
+        updated = answer.message
         result = UpdatedDraft(
-            draft_id=str(answer.get("id") or draft_id),
-            message_id=str(updated.get("id") or ""),
-            thread_id=str(updated.get("threadId") or built.thread_id or ""),
+            draft_id=answer.id or draft_id,
+            message_id=updated.id or "",
+            thread_id=updated.thread_id or built.thread_id or "",
         )
         if dropped:
             result.warnings.append(warnings.parts_not_carried(dropped))
@@ -206,7 +197,7 @@ class Drafts:
         return self.composer.send_as.default()
 
     @staticmethod
-    def _kept_html(content: Any, carrier: Carrier) -> str | None:
+    def _kept_html(content: MessageContent, carrier: Carrier) -> str | None:
         if content.html is not None:
             return normalise_newlines(content.html)
         if content.html_attachment_id is not None:
@@ -246,7 +237,7 @@ def _already_carried(path: str, kept: list[CarriedPart]) -> bool:
     return any(p.data == data for p in same)
 
 
-def _fingerprint(headers: HeaderMap, gmail_id: object) -> SentFingerprint:
+def _fingerprint(headers: HeaderMap, gmail_id: str | None) -> SentFingerprint:
     """How a draft's message is recognised in Sent: its Message-IDs (ours too), one recipient, its message id."""
     ids = message_ids(headers.get("message-id", "")) + message_ids(headers.get(FINGERPRINT_HEADER.lower(), ""))
     recipient = None
@@ -255,5 +246,4 @@ def _fingerprint(headers: HeaderMap, gmail_id: object) -> SentFingerprint:
         if found:
             recipient = (name, found[0].addr_spec)
             break
-    own_id = gmail_id if isinstance(gmail_id, str) else None
-    return SentFingerprint(ids=tuple(dict.fromkeys(ids)), recipient=recipient, gmail_id=own_id)
+    return SentFingerprint(ids=tuple(dict.fromkeys(ids)), recipient=recipient, gmail_id=gmail_id)

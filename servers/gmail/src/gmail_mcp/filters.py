@@ -8,8 +8,10 @@ a token without it is refused before any request. Gmail has no filter update: de
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import Any, Literal
 
+from gmail_mcp.api import views
 from gmail_mcp.api.access import can_manage_filters
 from gmail_mcp.api.errors import ApiConflict, AuthRequired
 from gmail_mcp.api.mailbox import MailboxApi
@@ -19,8 +21,8 @@ from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.results import Filter, FilterAction, FilterCriteria, FilterList, ManagedFilter
 
 FilterVerb = Literal["create", "delete"]
-# FilterCriteria's text fields and Gmail's names for them.
-_TEXT = {"from_": "from", "to": "to", "subject": "subject", "query": "query", "negated_query": "negatedQuery"}
+# FilterCriteria's text fields (ours and Gmail's view of them have the same names).
+_TEXT = ("from_", "to", "subject", "query", "negated_query")
 FIXED_LABELS = frozenset({"SENT", "DRAFT"})  # a filter may neither add nor remove these; nor add SPAM
 
 
@@ -67,24 +69,21 @@ class FilterBook:
         person: Person = NOBODY,
     ) -> ManagedFilter:
         """A filter that labels, marks read and/or archives what matches `criteria`; an identical one is ApiConflict."""
-        body_criteria = _criteria_body(criteria)
+        wanted = _criteria(criteria)
         if not add and not remove and not mark_read and not archive:
             raise InvalidField("action_labels", "missing", "give action_labels, mark_read or archive")
         self._require_scope()
         add_ids, remove_ids = self.labels.resolve(add), self.labels.resolve(remove)
         _check_labels(add_ids, remove_ids)
         remove_ids += [i for i, wanted in (("UNREAD", mark_read), ("INBOX", archive)) if wanted and i not in remove_ids]
-        action: dict[str, Any] = {}
-        if add_ids:
-            action["addLabelIds"] = list(dict.fromkeys(add_ids))
-        if remove_ids:
-            action["removeLabelIds"] = list(dict.fromkeys(remove_ids))
-        body = {"criteria": body_criteria, "action": action}
+        action = views.FilterAction(
+            add_label_ids=tuple(dict.fromkeys(add_ids)), remove_label_ids=tuple(dict.fromkeys(remove_ids))
+        )
         for existing in self.mailbox.list_filters():
-            if _same(existing, body):
-                raise ApiConflict("filter", "an identical filter", str(existing["id"]))
+            if _same(existing, wanted, action):
+                raise ApiConflict("filter", "an identical filter", existing.id)
         self.gate.clear_filter(person, _filter_question(criteria, add, remove, mark_read, archive))
-        created = self.mailbox.create_filter(body)
+        created = self.mailbox.create_filter(wanted, action)
         return ManagedFilter(filter=_filter(created, self.labels.cached_names()))
 
     def delete(self, filter_id: str) -> ManagedFilter:
@@ -100,26 +99,26 @@ class FilterBook:
             )
 
 
-def _criteria_body(criteria: FilterCriteria | None) -> dict[str, Any]:
+def _criteria(criteria: FilterCriteria | None) -> views.FilterCriteria:
     """Gmail's FilterCriteria for ours; at least one criterion, at most one size."""
     body: dict[str, Any] = {}
     if criteria is not None:
-        for ours, theirs in _TEXT.items():
-            value = getattr(criteria, ours)
+        for name in _TEXT:
+            value = getattr(criteria, name)
             if value is not None and value.strip():
-                body[theirs] = value.strip()
+                body[name] = value.strip()
         if criteria.has_attachment:
-            body["hasAttachment"] = True
+            body["has_attachment"] = True
         if criteria.size_larger is not None and criteria.size_smaller is not None:
             raise InvalidField("criteria.size_smaller", "conflict", "give size_larger or size_smaller, not both")
         for comparison, size in (("larger", criteria.size_larger), ("smaller", criteria.size_smaller)):
             if size is not None:
                 if size < 1:
                     raise InvalidField(f"criteria.size_{comparison}", "out_of_range", "a size is at least 1 byte")
-                body["size"], body["sizeComparison"] = size, comparison
+                body["size"], body["size_comparison"] = size, comparison
     if not body:
         raise InvalidField("criteria", "missing", "criteria: give at least one of from, to, subject, query, ...")
-    return body
+    return views.FilterCriteria(**body)
 
 
 def _check_labels(add: list[str], remove: list[str]) -> None:
@@ -136,47 +135,39 @@ def _check_labels(add: list[str], remove: list[str]) -> None:
         raise InvalidField("action_labels.add", "too_many", "a filter can add at most one label of your own")
 
 
-def _same(existing: dict[str, Any], body: dict[str, Any]) -> bool:
-    """Whether a listed filter does what `body` asks: same criteria (text in any case and spacing), same labels."""
+def _same(existing: views.Filter, criteria: views.FilterCriteria, action: views.FilterAction) -> bool:
+    """Whether a listed filter does what is asked: same criteria (text in any case and spacing), same labels."""
 
-    def folded(criteria: object) -> dict[str, Any]:
-        items = criteria.items() if isinstance(criteria, dict) else []
-        return {k: " ".join(v.split()).casefold() if isinstance(v, str) else v for k, v in items}
+    def folded(given: views.FilterCriteria) -> tuple[object, ...]:
+        return tuple(" ".join(v.split()).casefold() if isinstance(v, str) else v for v in astuple(given))
 
-    def labels(action: object, key: str) -> set[str]:
-        return set(action.get(key) or []) if isinstance(action, dict) else set()
-
-    action, wanted = existing.get("action"), body["action"]
+    found = existing.action
     return (
-        folded(existing.get("criteria")) == folded(body["criteria"])
-        and all(labels(action, key) == labels(wanted, key) for key in ("addLabelIds", "removeLabelIds"))
-        and not (isinstance(action, dict) and action.get("forward"))
+        folded(existing.criteria) == folded(criteria)
+        and set(found.add_label_ids) == set(action.add_label_ids)
+        and set(found.remove_label_ids) == set(action.remove_label_ids)
+        and not found.forward
     )
 
 
-def _filter(item: dict[str, Any], names: dict[str, str]) -> Filter:
+def _filter(item: views.Filter, names: dict[str, str]) -> Filter:
     """Ours for Gmail's Filter resource: criteria in snake case, labels by name, UNREAD/INBOX as flags."""
-    raw = item.get("criteria") if isinstance(item.get("criteria"), dict) else {}
-    assert isinstance(raw, dict)
-    criteria: dict[str, Any] = {ours: raw[theirs] for ours, theirs in _TEXT.items() if isinstance(raw.get(theirs), str)}
-    if raw.get("hasAttachment"):
+    raw = item.criteria
+    criteria: dict[str, Any] = {name: getattr(raw, name) for name in _TEXT if getattr(raw, name) is not None}
+    if raw.has_attachment:
         criteria["has_attachment"] = True
-    if isinstance(raw.get("size"), int) and raw.get("sizeComparison") in ("larger", "smaller"):
-        criteria[f"size_{raw['sizeComparison']}"] = raw["size"]
-    action = item.get("action") if isinstance(item.get("action"), dict) else {}
-    assert isinstance(action, dict)
-    add = [str(i) for i in action.get("addLabelIds") or []]
-    remove = [str(i) for i in action.get("removeLabelIds") or []]
-    forward = action.get("forward")
+    if raw.size is not None and raw.size_comparison in ("larger", "smaller"):
+        criteria[f"size_{raw.size_comparison}"] = raw.size
+    remove = item.action.remove_label_ids
     return Filter(
-        id=str(item["id"]),
+        id=item.id,
         criteria=FilterCriteria(**criteria),
         action=FilterAction(
-            add=[names.get(i, i) for i in add],
+            add=[names.get(i, i) for i in item.action.add_label_ids],
             remove=[names.get(i, i) for i in remove if i not in ("UNREAD", "INBOX")],
             mark_read="UNREAD" in remove,
             archive="INBOX" in remove,
-            forward=forward if isinstance(forward, str) and forward else None,
+            forward=item.action.forward or None,
         ),
     )
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any, Literal
+from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from gmail_mcp import warnings
+from gmail_mcp.api import views
 from gmail_mcp.api.errors import ApiConflict, ApiNotFound, SystemLabel
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.mail.errors import InvalidField
@@ -41,15 +42,14 @@ class LabelDirectory:
         with self._lock:
             return time.monotonic() - self._loaded_at < CACHE_SECONDS
 
-    def load(self, listed: dict[str, Any]) -> None:
+    def load(self, listed: Sequence[views.Label]) -> None:
         """Take a `labels.list` answer (fetched here, or riding along in someone else's batch)."""
-        items = listed.get("labels", [])
-        names = {str(item["id"]): str(item.get("name", item["id"])) for item in items}
-        types = {str(item["id"]): str(item.get("type", "user")) for item in items}
+        names = {label.id: _name(label) for label in listed}
+        types = {label.id: label.type or "user" for label in listed}
         with self._lock:
             self._names, self._types, self._loaded_at = names, types, time.monotonic()
 
-    def reload(self) -> dict[str, Any]:
+    def reload(self) -> tuple[views.Label, ...]:
         """Fetch the label list now, refresh the cache with it, and return it."""
         listed = self.mailbox.list_labels()
         self.load(listed)
@@ -86,18 +86,18 @@ class LabelDirectory:
 
         Labels whose counts could not be fetched are shown without them, named in a PARTIAL_RESULTS warning.
         """
-        listed = self.reload().get("labels", [])
-        counts = self.mailbox.get_labels([str(item["id"]) for item in listed])
+        listed = self.reload()
+        counts = self.mailbox.get_labels([item.id for item in listed])
         labels = []
         for item in listed:
-            got = counts.succeeded.get(str(item["id"]), {})
+            got = counts.succeeded.get(item.id)
             labels.append(
                 Label(
-                    id=item["id"],
-                    name=item.get("name", item["id"]),
-                    type=item.get("type", "user"),
-                    messages_unread=got.get("messagesUnread"),
-                    messages_total=got.get("messagesTotal"),
+                    id=item.id,
+                    name=_name(item),
+                    type=item.type or "user",
+                    messages_unread=got.messages_unread if got is not None else None,
+                    messages_total=got.messages_total if got is not None else None,
                 )
             )
         labels.sort(key=lambda label: (label.type != "system", label.name.lower()))
@@ -125,9 +125,8 @@ class LabelDirectory:
         """A new user label; a name already taken (any case) is ApiConflict, a system label's name SystemLabel."""
         name = _checked_name(name, "label")
         self._refuse_taken(name, own_id=None)
-        body: dict[str, Any] = {"name": name} | _color(colors)
-        created = self.mailbox.create_label(body, _blame(colors, "label"))
-        label = LabelRef(id=str(created["id"]), name=str(created.get("name", name)))
+        created = self.mailbox.create_label(views.LabelChange(name=name, color=_color(colors)), _blame(colors, "label"))
+        label = LabelRef(id=created.id, name=created.name if created.name is not None else name)
         self._learn(label.id, label.name)
         return ManagedLabel(label=label)
 
@@ -136,12 +135,13 @@ class LabelDirectory:
         if new_name is None and colors is None:
             raise InvalidField("new_name", "missing", "rename needs new_name (or colors to change only the colours)")
         label_id = self._user_label(label)
-        body: dict[str, Any] = _color(colors)
+        name = None
         if new_name is not None:
-            body["name"] = _checked_name(new_name, "new_name")
-            self._refuse_taken(body["name"], own_id=label_id)
-        changed = self.mailbox.patch_label(label_id, body, _blame(colors, "new_name"))
-        renamed = LabelRef(id=label_id, name=str(changed.get("name", body.get("name", label))))
+            name = _checked_name(new_name, "new_name")
+            self._refuse_taken(name, own_id=label_id)
+        change = views.LabelChange(name=name, color=_color(colors))
+        changed = self.mailbox.patch_label(label_id, change, _blame(colors, "new_name"))
+        renamed = LabelRef(id=label_id, name=changed.name if changed.name is not None else name or label)
         self._learn(renamed.id, renamed.name)
         return ManagedLabel(label=renamed)
 
@@ -182,6 +182,11 @@ class LabelDirectory:
             self._types[label_id] = "user"
 
 
+def _name(label: views.Label) -> str:
+    """A label's name; its id when Gmail gave none."""
+    return label.name if label.name is not None else label.id
+
+
 def _resolve(names: dict[str, str], wanted: list[str]) -> list[str]:
     by_name = {name.lower(): label_id for label_id, name in names.items()}
     ids = []
@@ -204,12 +209,12 @@ def _checked_name(name: str, field: str) -> str:
     return name
 
 
-def _color(colors: tuple[str, str] | None) -> dict[str, Any]:
-    """The `color` field of a label request: (text, background) as Gmail's lower-case hex codes."""
+def _color(colors: tuple[str, str] | None) -> views.LabelColor | None:
+    """The colour of a label request: (text, background) as Gmail's lower-case hex codes."""
     if colors is None:
-        return {}
+        return None
     text, background = colors
-    return {"color": {"textColor": text.lower(), "backgroundColor": background.lower()}}
+    return views.LabelColor(text=text.lower(), background=background.lower())
 
 
 def _blame(colors: tuple[str, str] | None, name_field: str) -> dict[str, str]:

@@ -3,13 +3,14 @@ or anywhere in the server, deletes a message for good."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from gmail_mcp import warnings
-from gmail_mcp.api.client import BatchOutcome
 from gmail_mcp.api.errors import ApiNotFound, ApiRejected, GmailFailure
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.api.views import Batch, Message
 from gmail_mcp.guard.gate import NOBODY, Gate, Person
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
@@ -28,7 +29,26 @@ FIXED_LABELS = frozenset({"SENT", "DRAFT"})
 EXCLUSIVE_LABELS = frozenset({"INBOX", "SPAM", "TRASH"})
 # Trashing by query is one label change: Gmail's reference lets messages.batchModify add TRASH, and removing
 # INBOX too is what messages.trash does to an inbox message (specs/spec.md, "Bulk by query").
-TRASH_CHANGE: tuple[list[str], list[str]] = (["TRASH"], ["INBOX"])
+TRASH_ADD, TRASH_REMOVE = ["TRASH"], ["INBOX"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Change:
+    """A label change by query: the label ids to add and remove, what a 400 blames, and the change of one
+    message at a time (for a chunk that batchModify refuses)."""
+
+    add: list[str]
+    remove: list[str]
+    blame: dict[str, str]
+    each: Callable[[list[str]], Batch[Message]]
+
+
+def _blame(selected_by: str, add: Sequence[str] = (), remove: Sequence[str] = ()) -> dict[str, str]:
+    """What a Gmail 400 blames (request parameter → tool argument): the labels the caller gave first, then
+    the argument the messages were selected by (`message_ids` or `query`)."""
+    given = {"addLabelIds": "add_labels"} if add else {}
+    given |= {"removeLabelIds": "remove_labels"} if remove else {}
+    return given | {"ids": selected_by, "id": selected_by}
 
 
 @dataclass(frozen=True)
@@ -114,16 +134,16 @@ class Organizer:
         ids = _unique(message_ids)
         add_ids, remove_ids = self._change(add, remove)
         try:
-            self.mailbox.batch_modify(ids, add_ids, remove_ids)
+            self.mailbox.batch_modify(ids, add_ids, remove_ids, _blame("message_ids", add_ids, remove_ids))
         except (ApiNotFound, ApiRejected):
-            outcome = self.mailbox.modify_each(ids, add_ids, remove_ids)
+            outcome = self.mailbox.modify_each(ids, add_ids, remove_ids, _blame("message_ids", add_ids, remove_ids))
             return Modified(modified=_settled(ids, outcome), warnings=_partial(outcome, "changed"))
         return Modified(modified=ids)
 
     def trash(self, message_ids: list[str]) -> Trashed:
         """Move messages to Trash (messages.trash per id, in one batch request); failures are warnings."""
         ids = _unique(message_ids)
-        outcome = self.mailbox.trash_each(ids)
+        outcome = self.mailbox.trash_each(ids, _blame("message_ids"))
         return Trashed(trashed=_settled(ids, outcome), warnings=_partial(outcome, "trashed"))
 
     # -- what a query matches ------------------------------------------------------------------------
@@ -144,9 +164,9 @@ class Organizer:
             )
             question = _bulk_question(f"Change the labels ({change}) of", query, matched)
             self.gate.clear_bulk(person, len(matched.ids), question)
-            run = self._apply(
-                matched.ids, add_ids, remove_ids, lambda i: self.mailbox.modify_each(i, add_ids, remove_ids)
-            )
+            blame = _blame("query", add_ids, remove_ids)
+            each = functools.partial(self.mailbox.modify_each, add=add_ids, remove=remove_ids, arguments=blame)
+            run = self._apply(matched.ids, _Change(add=add_ids, remove=remove_ids, blame=blame, each=each))
         return Modified(
             modified=run.done if run else 0,
             matched=len(matched.ids),
@@ -162,7 +182,9 @@ class Organizer:
         run = None
         if not dry_run:
             self.gate.clear_bulk(person, len(matched.ids), _bulk_question("Move to Trash", query, matched))
-            run = self._apply(matched.ids, *TRASH_CHANGE, self.mailbox.trash_each)
+            blame = _blame("query")
+            each = functools.partial(self.mailbox.trash_each, arguments=blame)
+            run = self._apply(matched.ids, _Change(add=TRASH_ADD, remove=TRASH_REMOVE, blame=blame, each=each))
         return Trashed(
             trashed=run.done if run else 0,
             matched=len(matched.ids),
@@ -178,10 +200,9 @@ class Organizer:
         page_token: str | None = None
         while True:
             page = self.mailbox.list_messages(query, min(PAGE, max_messages - len(ids)), page_token, False)
-            for item in page.get("messages") or []:
-                if isinstance(item, dict) and isinstance(item.get("id"), str):
-                    ids.setdefault(item["id"])
-            page_token = page.get("nextPageToken") or None
+            for message_id in page.ids:
+                ids.setdefault(message_id)
+            page_token = page.next_page_token or None
             if page_token is None or len(ids) >= max_messages:
                 break
         found = list(ids)
@@ -208,18 +229,16 @@ class Organizer:
                 )
         return sample, list(fetched.failed)
 
-    def _apply(
-        self, ids: list[str], add: list[str], remove: list[str], each: Callable[[list[str]], BatchOutcome]
-    ) -> _Run:
+    def _apply(self, ids: list[str], change: _Change) -> _Run:
         """messages.batchModify per 1000 ids. A chunk Gmail refuses (400/404: a message went away since it was
-        listed) is changed message by message (`each`), its failures kept. Any other failure stops the run:
+        listed) is changed message by message (`change.each`), its failures kept. Any other failure stops the run:
         before any change it is the answer; after one, the run says what was done and what was not. When no
         message at all could be changed, the (first) failure is the answer: never a success for nothing."""
         run = _Run(failed={})
         for start in range(0, len(ids), MAX_IDS):
             chunk = ids[start : start + MAX_IDS]
             try:
-                outcome = self._change_chunk(chunk, add, remove, each)
+                outcome = self._change_chunk(chunk, change)
             except GmailFailure as failure:
                 if run.done == 0 and not run.failed:
                     raise
@@ -232,14 +251,12 @@ class Organizer:
             raise run.stopped or next(iter((run.failed or {}).values()))
         return run
 
-    def _change_chunk(
-        self, chunk: list[str], add: list[str], remove: list[str], each: Callable[[list[str]], BatchOutcome]
-    ) -> BatchOutcome:
+    def _change_chunk(self, chunk: list[str], change: _Change) -> Batch[Message]:
         try:
-            self.mailbox.batch_modify(chunk, add, remove)
+            self.mailbox.batch_modify(chunk, change.add, change.remove, change.blame)
         except (ApiNotFound, ApiRejected):
-            return each(chunk)
-        return BatchOutcome(succeeded={i: {} for i in chunk}, failed={})
+            return change.each(chunk)
+        return Batch(succeeded={i: Message(id=i) for i in chunk}, failed={})
 
     def _change(self, add: list[str], remove: list[str]) -> tuple[list[str], list[str]]:
         """Label ids to add and remove, checked against Gmail's rules before anything is asked of it."""
@@ -282,7 +299,7 @@ def _unique(ids: Iterable[str]) -> list[str]:
     return unique
 
 
-def _settled(ids: Sequence[str], outcome: BatchOutcome) -> list[str]:
+def _settled(ids: Sequence[str], outcome: Batch[Message]) -> list[str]:
     """The ids the batch did; when it did none, their (common) failure is the answer."""
     if outcome.succeeded:
         return [message_id for message_id in ids if message_id in outcome.succeeded]
@@ -293,7 +310,7 @@ def _settled(ids: Sequence[str], outcome: BatchOutcome) -> list[str]:
     raise failures[0]
 
 
-def _partial(outcome: BatchOutcome, action: str) -> list[ToolWarning]:
+def _partial(outcome: Batch[Message], action: str) -> list[ToolWarning]:
     if not outcome.failed:
         return []
     notice = f"{len(outcome.failed)} messages could not be {action}; the others were"

@@ -37,7 +37,7 @@ REPLY_HEADERS = ("Message-ID", "References", "In-Reply-To", "Subject", "From", "
 Recipients = str | list[str] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outgoing:
     """A message as the caller describes it (the arguments of send_email / create_draft)."""
 
@@ -54,7 +54,7 @@ class Outgoing:
     signature: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Forward:
     """A forward as the caller describes it (the arguments of forward_email)."""
 
@@ -86,9 +86,8 @@ class Carrier:
 
     def fetch(self, attachment_id: str) -> bytes:
         if attachment_id not in self._fetched:
-            answer = self.mailbox.get_attachment(self.message_id, attachment_id)
-            data = answer.get("data")
-            decoded = decode_base64url(data) if isinstance(data, str) else None
+            data = self.mailbox.get_attachment(self.message_id, attachment_id)
+            decoded = decode_base64url(data) if data is not None else None
             if decoded is None:
                 raise ApiUnavailable("Gmail sent attachment data that is not base64")
             self._fetched[attachment_id] = decoded
@@ -134,7 +133,7 @@ class Composer:
 
     def reply_context(self, message_id: str) -> ReplyContext:
         """The original's threading and address headers (ApiNotFound if it is gone)."""
-        original = self.mailbox.get_message_headers(message_id, REPLY_HEADERS)
+        original = self.mailbox.get_message_headers(message_id, REPLY_HEADERS, "reply_to_message_id")
         return ReplyContext.from_parsed(parse_full(original, {}))
 
     # -- composing -----------------------------------------------------------------------------------

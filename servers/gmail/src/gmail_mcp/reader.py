@@ -10,6 +10,7 @@ from pathlib import Path
 from gmail_mcp import warnings
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.api.views import Message
 from gmail_mcp.files import atomic_write
 from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.filenames import reserve_unique_path, safe_filename
@@ -32,24 +33,25 @@ class MailReader:
         not be fetched are left out, named in a PARTIAL_RESULTS warning.
         """
         listed = self.mailbox.list_messages(query, max_results, page_token, include_spam_trash)
-        ids = [str(item["id"]) for item in listed.get("messages", [])]
+        ids = list(listed.ids)
         fetched = self.mailbox.get_messages_metadata(
             ids, SUMMARY_HEADERS, with_label_list=bool(ids) and not self.labels.fresh()
         )
-        if fetched.label_list is not None:
-            self.labels.load(fetched.label_list)
+        if fetched.labels is not None:
+            self.labels.load(fetched.labels)
         names = self.labels.cached_names()
         summaries = []
         for message_id in ids:
             resource = fetched.messages.succeeded.get(message_id)
             if resource is not None:
-                mime = str((resource.get("payload") or {}).get("mimeType", ""))
+                mime = resource.payload.mime_type if resource.payload is not None else None
                 summaries.append(summarize(resource, names, has_attachments_hint=mime == "multipart/mixed"))
         failed = list(fetched.messages.failed)
+        estimate = listed.result_size_estimate
         result = SearchResult(
             messages=summaries,
-            next_page_token=listed.get("nextPageToken"),
-            result_size_estimate=int(listed.get("resultSizeEstimate", len(ids))),
+            next_page_token=listed.next_page_token,
+            result_size_estimate=estimate if estimate is not None else len(ids),
         )
         if failed:
             notice = f"{len(failed)} matching messages could not be fetched and are left out"
@@ -64,23 +66,23 @@ class MailReader:
         """Every message of a thread, oldest first, each with the first page of its body."""
         resource = self.mailbox.get_thread(thread_id)
         names = self.labels.names()
-        parsed = [parse_full(message, names, self._fetcher(message)) for message in resource.get("messages", [])]
+        parsed = [parse_full(message, names, self._fetcher(message)) for message in resource.messages]
         return Thread(thread_id=thread_id, messages=[email_view(p, 0, max_body_chars) for p in parsed])
 
     def _parsed(self, message_id: str) -> ParsedEmail:
         resource = self.mailbox.get_message(message_id)
         return parse_full(resource, self.labels.names(), self._fetcher(resource))
 
-    def _fetcher(self, resource: object) -> Fetch | None:
+    def _fetcher(self, resource: Message) -> Fetch | None:
         """Gets a named text part's bytes when it is a message's only body (`BodyRenderer`); a failure
         leaves that body out, reported as CONTENT_DROPPED, instead of failing the whole read."""
-        message_id = resource.get("id") if isinstance(resource, dict) else None
-        if not isinstance(message_id, str):
+        message_id = resource.id
+        if message_id is None:
             return None
 
         def fetch(attachment_id: str) -> bytes | None:
             try:
-                return _decode(self.mailbox.get_attachment(message_id, attachment_id).get("data"))
+                return _decode(self.mailbox.get_attachment(message_id, attachment_id))
             except GmailFailure:
                 return None
 
@@ -89,7 +91,7 @@ class MailReader:
     def save_attachment(self, message_id: str, attachment_id: str) -> SavedAttachment:
         """Save one attachment under the download folder: sanitised name, never overwriting, atomic."""
         parsed = self._parsed(message_id)
-        content = _decode(self.mailbox.get_attachment(message_id, attachment_id).get("data"))
+        content = _decode(self.mailbox.get_attachment(message_id, attachment_id))
         # Gmail may hand out a different attachmentId on each read; fall back to the part of the same size.
         parts = [a for a in parsed.attachments if a.attachment_id == attachment_id] or [
             a for a in parsed.attachments if a.size == len(content)
@@ -151,8 +153,8 @@ def email_view(parsed: ParsedEmail, body_offset: int, max_body_chars: int) -> Em
     return view
 
 
-def _decode(data: object) -> bytes:
-    if not isinstance(data, str):
+def _decode(data: str | None) -> bytes:
+    if data is None:
         raise ApiUnavailable("Gmail sent an attachment without data")
     try:
         return base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.headerregistry import Address
-from typing import Any
 
+from gmail_mcp.api import views
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.mail.addresses import parse_address_list
 from gmail_mcp.mail.compose import Signature
@@ -33,18 +33,13 @@ class SendAsAddress:
     usable: bool  # the primary address, or an alias whose verification was accepted
 
     @classmethod
-    def from_resource(cls, resource: dict[str, Any]) -> SendAsAddress:
-        def text(key: str) -> str:
-            value = resource.get(key)
-            return value if isinstance(value, str) else ""
-
-        primary = resource.get("isPrimary") is True
+    def of(cls, found: views.SendAs) -> SendAsAddress:
         return cls(
-            email=text("sendAsEmail"),
-            display_name=text("displayName"),
-            signature_html=text("signature"),
-            is_default=resource.get("isDefault") is True,
-            usable=primary or text("verificationStatus") in ("", "accepted"),
+            email=found.email,
+            display_name=found.display_name or "",
+            signature_html=found.signature or "",
+            is_default=found.is_default,
+            usable=found.is_primary or (found.verification_status or "") in ("", "accepted"),
         )
 
     def from_header(self) -> str:
@@ -69,7 +64,7 @@ class SendAs:
             cached = self._cached
         if cached is not None and not refresh and self._clock() - cached[0] < CACHE_SECONDS:
             return cached[1]
-        found = [SendAsAddress.from_resource(r) for r in self.mailbox.list_send_as()]
+        found = [SendAsAddress.of(r) for r in self.mailbox.list_send_as()]
         with self._lock:
             self._cached = (self._clock(), found)
         return found

@@ -46,16 +46,16 @@ class Sender:
             raise ConfirmationRequired(
                 f"nothing was sent: sending to {', '.join(new) or 'anyone'} needs the person's confirmation and "
                 f"this client cannot ask for it (no MCP elicitation). The mail is saved as draft "
-                f"{draft.answer['id']}: the person can review and send it in Gmail.",
-                draft_id=str(draft.answer["id"]),
+                f"{draft.id}: the person can review and send it in Gmail.",
+                draft_id=draft.id,
                 new_recipients=new,
             )
 
     def _deliver(self, built: BuiltMessage, notes: list[ToolWarning]) -> SentMessage:
         done = self.delivery.send_message(built)
         return SentMessage(
-            id=done.answer["id"],
-            thread_id=done.answer.get("threadId") or built.thread_id or done.answer["id"],
+            id=done.id,
+            thread_id=done.answer.thread_id or built.thread_id or done.id,
             message_id=built.message_id,
             warnings=notes + done.warnings,
         )

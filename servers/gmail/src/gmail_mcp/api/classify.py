@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,8 @@ RATE_LIMIT_REASONS = frozenset({"rateLimitExceeded", "userRateLimitExceeded"})
 # OSError covers ConnectionError (refused, reset), TimeoutError and socket.timeout;
 # http.client.HTTPException covers RemoteDisconnected.
 NETWORK_ERRORS: tuple[type[BaseException], ...] = (OSError, http.client.HTTPException)
+# What a 400 blames when the request had no argument of the caller's to blame (the call as a whole).
+ANY_ARGUMENT = "arguments"
 
 
 def error_reason(content: bytes | str | None) -> str:
@@ -97,6 +100,22 @@ def classify_http_error(status: int, reason: str, headers: Any, resource: str, i
     return ApiUnavailable(f"HTTP {status}")
 
 
+def blame(failure: GmailFailure, arguments: Mapping[str, str]) -> GmailFailure:
+    """A 400 names the tool argument it blames: the one mapped from the request parameter Gmail's answer
+    names (`criteria.from` falls back to `criteria`), else the first mapped (the first suspect), else
+    ANY_ARGUMENT. `arguments` maps the request's parameters that came from the caller to the names of
+    the tool arguments they came from, in order of suspicion."""
+    if isinstance(failure, ApiRejected) and failure.field is None:
+        location = failure.location
+        failure.field = (
+            arguments.get(location)
+            or arguments.get(location.split(".")[0])
+            or next(iter(arguments.values()), None)
+            or ANY_ARGUMENT
+        )
+    return failure
+
+
 def classify(exc: BaseException, resource: str = "resource", ident: str = "") -> GmailFailure | None:
     """The domain failure for an exception raised while calling Gmail, or None if it is unexpected."""
     from google.auth.exceptions import RefreshError, TransportError
@@ -141,12 +160,15 @@ class Judgement:
     failure: GmailFailure
 
 
-def judge(exc: BaseException, resource: str, ident: str) -> Judgement:
-    """What a failure of a one-shot request proves about whether it took effect, and its domain failure."""
+def judge(exc: BaseException, resource: str, ident: str, arguments: Mapping[str, str]) -> Judgement:
+    """What a failure of a one-shot request proves about whether it took effect, and its domain failure
+    (a 400 blames one of `arguments`, as `blame` says)."""
     from google.auth.exceptions import RefreshError, TransportError
     from googleapiclient.errors import HttpError
 
     failure = classify(exc, resource, ident)
+    if failure is not None:
+        failure = blame(failure, arguments)
     if failure is None:  # unexpected, and maybe after the request went out: never a blind retry
         log.error("unexpected failure of a one-shot request", exc_info=(type(exc), exc, exc.__traceback__))
         return Judgement(Verdict.AMBIGUOUS, ApiUnavailable("an unexpected failure"))

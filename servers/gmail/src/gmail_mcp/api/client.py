@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmail_mcp.api.access import can_read
-from gmail_mcp.api.classify import classify
-from gmail_mcp.api.errors import ApiRejected, ApiUnavailable, AuthRequired, GmailFailure, RateLimited
+from gmail_mcp.api.classify import blame, classify
+from gmail_mcp.api.errors import ApiUnavailable, AuthRequired, GmailFailure, RateLimited
 from gmail_mcp.api.tokens import TokenStore
 
 if TYPE_CHECKING:
@@ -224,8 +224,7 @@ class GmailClient:
                 if isinstance(failure, AuthRequired):
                     self.forget_credentials()
                     raise failure from None
-                if isinstance(failure, ApiRejected) and arguments and failure.field is None:
-                    failure.field = arguments.get(failure.location) or next(iter(arguments.values()))
+                failure = blame(failure, arguments or {})
                 wait = self._retry_wait(failure, attempt)
                 if wait is None:
                     raise failure from None
@@ -242,13 +241,16 @@ class GmailClient:
             return max(float(failure.retry_after_seconds), backoff)
         return backoff
 
-    def batch(self, requests: Iterable[tuple[str, Build]], resource: str) -> BatchOutcome:
+    def batch(
+        self, requests: Iterable[tuple[str, Build]], resource: str, arguments: Mapping[str, str] | None = None
+    ) -> BatchOutcome:
         """Run idempotent requests in multipart batches of up to 100, retrying the parts that failed transiently.
 
         The outcome holds every key, in the order given: Gmail's answer, or the part's failure (a
         part Gmail gave no answer for is `ApiUnavailable`). One policy for authorisation: a part
         answered `AuthRequired` fails the whole call, since every other part would fail alike.
         What any other failed part means (left out, shown without details, reported) is the caller's.
+        A part's 400 blames one of `arguments`, as `classify.blame` says.
         """
         pending = dict(requests)
         order = list(pending)
@@ -263,7 +265,8 @@ class GmailClient:
             for start in range(0, len(keys), 100):
                 chunk = keys[start : start + 100]
                 run = functools.partial(self._run_batch, users, chunk, pending, resource, answers, failures)
-                self._with_retries(run, resource, "")
+                self._with_retries(run, resource, "", arguments)
+            failures = {key: blame(failure, arguments or {}) for key, failure in failures.items()}
             refused = next((f for f in failures.values() if isinstance(f, AuthRequired)), None)
             if refused is not None:
                 self.forget_credentials()

@@ -1,6 +1,7 @@
 """Every Gmail request the server makes, as a named method. The domain calls these and never sees googleapiclient.
 
-Answers are Gmail's JSON resources as they come (`mail.parse` reads them). Reads and writes that
+Answers are typed views (`api.views`) parsed once from Gmail's JSON (`mail.parse` reads a message's).
+Reads and writes that
 are idempotent in effect go through `GmailClient.execute` (retried) or `GmailClient.batch` (one
 `BatchOutcome`); the three requests that must take effect at most once (`*_once`) go through
 `GmailClient.execute_once` and raise whatever the library raised, for `classify.judge`. Nothing
@@ -17,34 +18,60 @@ from dataclasses import dataclass
 from typing import Any
 
 from gmail_mcp.api.client import BatchOutcome, Build, GmailClient
-from gmail_mcp.api.errors import ApiConflict, ApiNotFound, ApiRejected
+from gmail_mcp.api.errors import ApiConflict, ApiNotFound, ApiRejected, ApiUnavailable
+from gmail_mcp.api.views import (
+    Batch,
+    Draft,
+    DraftPage,
+    Filter,
+    FilterAction,
+    FilterCriteria,
+    Label,
+    LabelChange,
+    MessagePage,
+    Profile,
+    SendAs,
+    Thread,
+    message,
+)
 from gmail_mcp.mail.headers import message_ids
+from gmail_mcp.mail.message import Message
 
 ME = "me"  # the authorised account
 # Up to this many bytes of MIME go as JSON `raw` (base64url: 4/3 of it, under Gmail's limit for a
 # metadata request); larger messages go as a media upload (uploadType=media, or multipart with a thread id).
 RAW_LIMIT_BYTES = 3 * 1024 * 1024
-_LABEL_LIST = "labels.list"  # the batch key of the label list riding along with message gets (never a message id)
+_LABEL_LIST = "labels.list"
+# What a 400 blames (request parameter → tool argument, first suspect first) where it is always the same.
+LABEL = {"id": "label"}
+MESSAGE = {"id": "message_id"}
+THREAD = {"id": "thread_id"}
+DRAFT = {"id": "draft_id"}
+DRAFT_UPDATE = {"id": "draft_id", "threadId": "reply_to_message_id", "raw": "body"}
+FILTER = {"criteria": "criteria", "action": "action_labels"}
+# The one-shot requests, for `classify.judge`: a message is refused for its recipients first.
+SEND = {"raw": "to", "threadId": "reply_to_message_id"}
+SEND_DRAFT = {"id": "draft_id"}  # the batch key of the label list riding along with message gets (never a message id)
 
 
 @dataclass(frozen=True)
 class MessagesMetadata:
     """Metadata of several messages from one batch request, and the label list when it was asked to ride along."""
 
-    messages: BatchOutcome
-    label_list: dict[str, Any] | None  # None when not asked for, or when that part failed
+    messages: Batch[Message]
+    labels: tuple[Label, ...] | None  # None when not asked for, or when that part failed
 
 
 class MailboxApi:
     def __init__(self, client: GmailClient) -> None:
         self.client = client
 
-    def _delete(self, build: Build, resource: str, resource_id: str) -> None:
+    def _delete(self, build: Build, resource: str, resource_id: str, arguments: Mapping[str, str]) -> None:
         """A delete, retried like any idempotent write: a 404 on a retry is done (an earlier attempt
         whose answer was lost deleted it)."""
         request = _Counted(build)
         try:
-            self.client.execute(request, resource, resource_id)
+            self.client.execute(request, resource, resource_id, arguments)
         except ApiNotFound:
             if not request.retried:
                 raise
@@ -52,9 +79,9 @@ class MailboxApi:
     # -- messages ------------------------------------------------------------------------------
     def list_messages(
         self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool
-    ) -> dict[str, Any]:
+    ) -> MessagePage:
         """One page of message ids matching a Gmail query; a 400 blames `query` or `page_token`."""
-        return self.client.execute(
+        answer = self.client.execute(
             lambda users: users.messages().list(
                 userId=ME,
                 q=query,
@@ -65,18 +92,25 @@ class MailboxApi:
             "message",
             arguments={"q": "query", "pageToken": "page_token"},
         )
+        return MessagePage.parse(answer)
 
-    def get_message(self, message_id: str) -> dict[str, Any]:
+    def get_message(self, message_id: str) -> Message:
         """The whole message (format=full): headers, MIME tree, inline body data, attachment ids."""
-        return self.client.execute(
-            lambda users: users.messages().get(userId=ME, id=message_id, format="full"), "message", message_id
+        answer = self.client.execute(
+            functools.partial(_get_full, message_id=message_id), "message", message_id, MESSAGE
         )
+        return message(answer)
 
-    def get_message_headers(self, message_id: str, headers: Sequence[str]) -> dict[str, Any]:
-        """Only the named headers of a message (format=metadata): a big message is not downloaded."""
-        return self.client.execute(
-            functools.partial(_get_metadata, message_id=message_id, headers=headers), "message", message_id
+    def get_message_headers(self, message_id: str, headers: Sequence[str], argument: str) -> Message:
+        """Only the named headers of a message (format=metadata): a big message is not downloaded. A 400
+        blames `argument`, the tool argument the id came from."""
+        answer = self.client.execute(
+            functools.partial(_get_metadata, message_id=message_id, headers=headers),
+            "message",
+            message_id,
+            {"id": argument},
         )
+        return message(answer)
 
     def get_messages_metadata(
         self, ids: Sequence[str], headers: Sequence[str], *, with_label_list: bool
@@ -88,127 +122,166 @@ class MailboxApi:
         if with_label_list:
             requests.append((_LABEL_LIST, _list_labels))
         outcome = self.client.batch(requests, "message")
-        messages = BatchOutcome(
-            succeeded={k: v for k, v in outcome.succeeded.items() if k != _LABEL_LIST},
+        messages = Batch(
+            succeeded={k: message(v) for k, v in outcome.succeeded.items() if k != _LABEL_LIST},
             failed={k: v for k, v in outcome.failed.items() if k != _LABEL_LIST},
         )
-        return MessagesMetadata(messages=messages, label_list=outcome.succeeded.get(_LABEL_LIST))
+        listed = outcome.succeeded.get(_LABEL_LIST)
+        return MessagesMetadata(messages=messages, labels=Label.listed(listed) if listed is not None else None)
 
-    def get_thread(self, thread_id: str) -> dict[str, Any]:
+    def get_thread(self, thread_id: str) -> Thread:
         """Every message of a thread (format=full), oldest first."""
-        return self.client.execute(
-            lambda users: users.threads().get(userId=ME, id=thread_id, format="full"), "thread", thread_id
+        answer = self.client.execute(
+            lambda users: users.threads().get(userId=ME, id=thread_id, format="full"), "thread", thread_id, THREAD
         )
+        return Thread.parse(answer)
 
-    def get_attachment(self, message_id: str, attachment_id: str) -> dict[str, Any]:
-        """An attachment's body: `{size, data}` with base64url data."""
-        return self.client.execute(
+    def get_attachment(self, message_id: str, attachment_id: str) -> str | None:
+        """An attachment's bytes as Gmail sends them, base64url (None when the answer carries none)."""
+        answer = self.client.execute(
             lambda users: users.messages().attachments().get(userId=ME, messageId=message_id, id=attachment_id),
             "attachment",
             attachment_id,
+            {"id": "attachment_id", "messageId": "message_id"},
+        )
+        data = answer.get("data")
+        return data if isinstance(data, str) else None
+
+    def batch_modify(
+        self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str], arguments: Mapping[str, str]
+    ) -> None:
+        """messages.batchModify: all or nothing (at most 1000 ids); a bad id makes Gmail refuse the whole call.
+        `arguments` maps `ids`, `addLabelIds` and `removeLabelIds` to the tool arguments a 400 blames."""
+        body = {"ids": list(ids), "addLabelIds": list(add), "removeLabelIds": list(remove)}
+        self.client.execute(
+            lambda users: users.messages().batchModify(userId=ME, body=body), "message", arguments=arguments
         )
 
-    def batch_modify(self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> None:
-        """messages.batchModify: all or nothing (at most 1000 ids); a bad id makes Gmail refuse the whole call."""
-        body = {"ids": list(ids), "addLabelIds": list(add), "removeLabelIds": list(remove)}
-        self.client.execute(lambda users: users.messages().batchModify(userId=ME, body=body), "message")
-
-    def modify_each(self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str]) -> BatchOutcome:
+    def modify_each(
+        self, ids: Sequence[str], add: Sequence[str], remove: Sequence[str], arguments: Mapping[str, str]
+    ) -> Batch[Message]:
         """messages.modify for each id, in one batch request: each message succeeds or fails on its own."""
         change = {"addLabelIds": list(add), "removeLabelIds": list(remove)}
-        return self.client.batch([(i, functools.partial(_modify, message_id=i, body=change)) for i in ids], "message")
+        requests = [(i, functools.partial(_modify, message_id=i, body=change)) for i in ids]
+        return _messages(self.client.batch(requests, "message", arguments))
 
-    def trash_each(self, ids: Sequence[str]) -> BatchOutcome:
+    def trash_each(self, ids: Sequence[str], arguments: Mapping[str, str]) -> Batch[Message]:
         """messages.trash for each id, in one batch request (Gmail has no batch trash)."""
-        return self.client.batch([(i, functools.partial(_trash, message_id=i)) for i in ids], "message")
+        requests = [(i, functools.partial(_trash, message_id=i)) for i in ids]
+        return _messages(self.client.batch(requests, "message", arguments))
 
     # -- labels --------------------------------------------------------------------------------
-    def list_labels(self) -> dict[str, Any]:
+    def list_labels(self) -> tuple[Label, ...]:
         """Every label's id, name and type (no counts)."""
-        return self.client.execute(_list_labels, "label")
+        return Label.listed(self.client.execute(_list_labels, "label"))
 
-    def get_labels(self, ids: Sequence[str]) -> BatchOutcome:
+    def get_labels(self, ids: Sequence[str]) -> Batch[Label]:
         """Each label with its message counts, in one batch request."""
-        return self.client.batch([(i, functools.partial(_get_label, label_id=i)) for i in ids], "label")
+        outcome = self.client.batch([(i, functools.partial(_get_label, label_id=i)) for i in ids], "label", LABEL)
+        return Batch(
+            succeeded={key: _label(answer, key) for key, answer in outcome.succeeded.items()}, failed=outcome.failed
+        )
 
-    def create_label(self, body: dict[str, Any], arguments: Mapping[str, str]) -> dict[str, Any]:
+    def create_label(self, change: LabelChange, arguments: Mapping[str, str]) -> Label:
         """labels.create; a 409 (the name is taken) is `ApiConflict`.
 
         Retried like an idempotent request: a 409 on a retry means an earlier attempt whose answer
         was lost did create it, so the label of that name is looked up and answered.
         """
+        body, name = change.body(), change.name or ""
         request = _Counted(lambda users: users.labels().create(userId=ME, body=body))
         try:
-            return self.client.execute(request, "label", str(body.get("name", "")), arguments)
+            created = Label.parse(self.client.execute(request, "label", name, arguments))
         except ApiConflict:
-            found = _named(self.list_labels().get("labels"), str(body.get("name", ""))) if request.retried else None
+            found = _named(self.list_labels(), name) if request.retried else None
             if found is None:
                 raise
             return found
+        if created is None:
+            raise ApiUnavailable("Gmail answered with a malformed body")
+        return created
 
-    def patch_label(self, label_id: str, body: dict[str, Any], arguments: Mapping[str, str]) -> dict[str, Any]:
+    def patch_label(self, label_id: str, change: LabelChange, arguments: Mapping[str, str]) -> Label:
         """labels.patch: change only the fields given (a rename, a colour); 409 if the new name is taken."""
-        return self.client.execute(
+        body = change.body()
+        answer = self.client.execute(
             lambda users: users.labels().patch(userId=ME, id=label_id, body=body), "label", label_id, arguments
         )
+        return _label(answer, label_id)
 
     def delete_label(self, label_id: str) -> None:
         """labels.delete: the label goes, and off every message; no message is deleted. A 404 on a retry is done."""
-        self._delete(lambda users: users.labels().delete(userId=ME, id=label_id), "label", label_id)
+        self._delete(lambda users: users.labels().delete(userId=ME, id=label_id), "label", label_id, LABEL)
 
     # -- the account and its settings ----------------------------------------------------------
-    def get_profile(self) -> dict[str, Any]:
-        """users.getProfile: the account's address (`emailAddress`) and totals."""
-        return self.client.execute(lambda users: users.getProfile(userId=ME), "account")
+    def get_profile(self) -> Profile:
+        """users.getProfile: the account's address."""
+        return Profile.parse(self.client.execute(lambda users: users.getProfile(userId=ME), "account"))
 
-    def list_filters(self) -> list[dict[str, Any]]:
-        """Every filter (`{id, criteria, action}`, label ids); Gmail omits the key when there is none."""
+    def list_filters(self) -> list[Filter]:
+        """Every filter (criteria and action, label ids); Gmail omits the list when there is none."""
         listed = self.client.execute(lambda users: users.settings().filters().list(userId=ME), "filter")
         items = listed.get("filter")
-        return (
-            [f for f in items if isinstance(f, dict) and isinstance(f.get("id"), str)]
-            if isinstance(items, list)
-            else []
-        )
+        filters = (Filter.parse(item) for item in items) if isinstance(items, list) else ()
+        return [f for f in filters if f is not None]
 
-    def create_filter(self, body: dict[str, Any]) -> dict[str, Any]:
+    def create_filter(self, criteria: FilterCriteria, action: FilterAction) -> Filter:
         """settings.filters.create (needs gmail.settings.basic). Gmail refuses an identical filter (400).
 
         Retried like an idempotent request: when a retry is refused, an identical filter found now was
         made by the earlier attempt whose answer was lost, and is answered.
         """
+        body = {"criteria": criteria.body(), "action": action.body()}
         request = _Counted(lambda users: users.settings().filters().create(userId=ME, body=body))
         try:
-            return self.client.execute(request, "filter")
+            created = Filter.parse(self.client.execute(request, "filter", arguments=FILTER))
         except ApiRejected:
-            found = next((f for f in self.list_filters() if _same_filter(f, body)), None) if request.retried else None
+            same = (f for f in self.list_filters() if f.criteria == criteria and f.action == action)
+            found = next(same, None) if request.retried else None
             if found is None:
                 raise
             return found
+        if created is None:
+            raise ApiUnavailable("Gmail answered with a malformed body")
+        return created
 
     def delete_filter(self, filter_id: str) -> None:
         """settings.filters.delete (needs gmail.settings.basic). A 404 on a retry is done."""
-        self._delete(lambda users: users.settings().filters().delete(userId=ME, id=filter_id), "filter", filter_id)
-
-    # -- drafts --------------------------------------------------------------------------------
-    def list_drafts(self, max_results: int, page_token: str | None) -> dict[str, Any]:
-        """One page of draft ids, newest first."""
-        return self.client.execute(
-            lambda users: users.drafts().list(userId=ME, maxResults=max_results, pageToken=page_token or None),
-            "draft",
+        self._delete(
+            lambda users: users.settings().filters().delete(userId=ME, id=filter_id),
+            "filter",
+            filter_id,
+            {"id": "filter_id"},
         )
 
-    def get_draft(self, draft_id: str) -> dict[str, Any]:
-        """A draft with its message's headers (format=metadata)."""
-        return self.client.execute(functools.partial(_get_draft, draft_id=draft_id), "draft", draft_id)
+    # -- drafts --------------------------------------------------------------------------------
+    def list_drafts(self, max_results: int, page_token: str | None) -> DraftPage:
+        """One page of draft ids, newest first."""
+        answer = self.client.execute(
+            lambda users: users.drafts().list(userId=ME, maxResults=max_results, pageToken=page_token or None),
+            "draft",
+            arguments={"pageToken": "page_token", "maxResults": "max_results"},
+        )
+        return DraftPage.parse(answer)
 
-    def get_drafts(self, ids: Sequence[str]) -> BatchOutcome:
+    def get_draft(self, draft_id: str) -> Draft:
+        """A draft with its message's headers (format=metadata)."""
+        return Draft.parse(
+            self.client.execute(functools.partial(_get_draft, draft_id=draft_id), "draft", draft_id, DRAFT)
+        )
+
+    def get_drafts(self, ids: Sequence[str]) -> Batch[Draft]:
         """Each draft with its message's headers, in one batch request."""
-        return self.client.batch([(i, functools.partial(_get_draft, draft_id=i)) for i in ids], "draft")
+        outcome = self.client.batch([(i, functools.partial(_get_draft, draft_id=i)) for i in ids], "draft", DRAFT)
+        return Batch(
+            succeeded={key: Draft.parse(answer) for key, answer in outcome.succeeded.items()}, failed=outcome.failed
+        )
 
     def draft_exists(self, draft_id: str) -> bool:
         try:
-            self.client.execute(lambda users: users.drafts().get(userId=ME, id=draft_id, format="minimal"), "draft")
+            self.client.execute(
+                lambda users: users.drafts().get(userId=ME, id=draft_id, format="minimal"), "draft", arguments=DRAFT
+            )
         except ApiNotFound:
             return False
         return True
@@ -219,21 +292,25 @@ class MailboxApi:
         Retried like any idempotent write; a 404 on a retry means an earlier attempt whose answer
         was lost did delete it.
         """
-        self._delete(lambda users: users.drafts().delete(userId=ME, id=draft_id), "draft", draft_id)
+        self._delete(lambda users: users.drafts().delete(userId=ME, id=draft_id), "draft", draft_id, DRAFT)
 
-    def get_draft_raw(self, draft_id: str) -> dict[str, Any]:
+    def get_draft_raw(self, draft_id: str) -> Draft:
         """A draft with its message as RFC 822 bytes (format=raw): exactly what drafts.send would send."""
-        return self.client.execute(
-            lambda users: users.drafts().get(userId=ME, id=draft_id, format="raw"), "draft", draft_id
+        return Draft.parse(
+            self.client.execute(
+                lambda users: users.drafts().get(userId=ME, id=draft_id, format="raw"), "draft", draft_id, DRAFT
+            )
         )
 
-    def get_draft_full(self, draft_id: str) -> dict[str, Any]:
+    def get_draft_full(self, draft_id: str) -> Draft:
         """A draft with its whole message (format=full): headers, MIME tree, attachment ids."""
-        return self.client.execute(
-            lambda users: users.drafts().get(userId=ME, id=draft_id, format="full"), "draft", draft_id
+        return Draft.parse(
+            self.client.execute(
+                lambda users: users.drafts().get(userId=ME, id=draft_id, format="full"), "draft", draft_id, DRAFT
+            )
         )
 
-    def update_draft(self, draft_id: str, mime: bytes, thread_id: str | None) -> dict[str, Any]:
+    def update_draft(self, draft_id: str, mime: bytes, thread_id: str | None) -> Draft:
         """drafts.update: the draft's message replaced by RFC 822 bytes, in `thread_id` when given.
 
         Idempotent in effect (the same bytes again leave the same draft), so retried like a read.
@@ -246,10 +323,10 @@ class MailboxApi:
                 return users.drafts().update(userId=ME, id=draft_id, body=body, media_body=_upload(mime))
             return users.drafts().update(userId=ME, id=draft_id, body=body)
 
-        return self.client.execute(build, "draft", draft_id)
+        return Draft.parse(self.client.execute(build, "draft", draft_id, DRAFT_UPDATE))
 
     # -- send-as, and our own copies in Sent ---------------------------------------------------------
-    def list_send_as(self) -> list[dict[str, Any]]:
+    def list_send_as(self) -> list[SendAs]:
         """settings.sendAs.list: the primary address and every custom "from" alias, with signatures.
 
         Google renders empty fields by leaving them out (a primary address without signature has no
@@ -257,11 +334,8 @@ class MailboxApi:
         """
         listed = self.client.execute(lambda users: users.settings().sendAs().list(userId=ME), "send_as")
         items = listed.get("sendAs")
-        return (
-            [s for s in items if isinstance(s, dict) and isinstance(s.get("sendAsEmail"), str)]
-            if isinstance(items, list)
-            else []
-        )
+        found = (SendAs.parse(item) for item in items) if isinstance(items, list) else ()
+        return [s for s in found if s is not None]
 
     def list_sent_to(self, header: str, address: str, after_epoch: int, max_results: int) -> list[str]:
         """Ids of Sent messages to `address` (as `to`, `cc` or `bcc`) since `after_epoch`, newest first.
@@ -275,45 +349,52 @@ class MailboxApi:
         listed = self.client.execute(
             lambda users: users.messages().list(userId=ME, q=query, maxResults=max_results), "message"
         )
-        items = listed.get("messages")
-        if not isinstance(items, list):
-            return []
-        return [str(i["id"]) for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)]
+        return list(MessagePage.parse(listed).ids)
 
     # -- at most once: one attempt each, failures unclassified (see `classify.judge`) ---------------
-    def send_message_once(self, mime: bytes, thread_id: str | None) -> Any:
-        """messages.send of RFC 822 bytes, in `thread_id` when given."""
+    # An answer that is not the resource (a malformed 200) parses to a view without id: `delivery` treats
+    # it as ambiguous, since Gmail may have acted.
+    def send_message_once(self, mime: bytes, thread_id: str | None) -> Message:
+        """messages.send of RFC 822 bytes, in `thread_id` when given: the sent message's ids."""
         body, upload = _message_body(mime, thread_id)
         if upload:
-            return self.client.execute_once(
-                lambda users: users.messages().send(userId=ME, body=body or None, media_body=_upload(mime))
+            return message(
+                self.client.execute_once(
+                    lambda users: users.messages().send(userId=ME, body=body or None, media_body=_upload(mime))
+                )
             )
-        return self.client.execute_once(lambda users: users.messages().send(userId=ME, body=body))
+        return message(self.client.execute_once(lambda users: users.messages().send(userId=ME, body=body)))
 
-    def send_draft_once(self, draft_id: str) -> Any:
-        """drafts.send: the draft becomes a sent message and is gone."""
-        return self.client.execute_once(lambda users: users.drafts().send(userId=ME, body={"id": draft_id}))
+    def send_draft_once(self, draft_id: str) -> Message:
+        """drafts.send: the draft becomes a sent message (its ids answered) and is gone."""
+        return message(self.client.execute_once(lambda users: users.drafts().send(userId=ME, body={"id": draft_id})))
 
-    def create_draft_once(self, mime: bytes, thread_id: str | None) -> Any:
-        """drafts.create of RFC 822 bytes, in `thread_id` when given."""
-        message, upload = _message_body(mime, thread_id)
+    def create_draft_once(self, mime: bytes, thread_id: str | None) -> Draft:
+        """drafts.create of RFC 822 bytes, in `thread_id` when given: the draft and its message's ids."""
+        part, upload = _message_body(mime, thread_id)
         if upload:
-            return self.client.execute_once(
-                lambda users: users.drafts().create(userId=ME, body={"message": message}, media_body=_upload(mime))
+            return Draft.parse(
+                self.client.execute_once(
+                    lambda users: users.drafts().create(userId=ME, body={"message": part}, media_body=_upload(mime))
+                )
             )
-        return self.client.execute_once(lambda users: users.drafts().create(userId=ME, body={"message": message}))
+        return Draft.parse(
+            self.client.execute_once(lambda users: users.drafts().create(userId=ME, body={"message": part}))
+        )
 
-    def find_sent_by_header(self, message_id: str) -> dict[str, Any] | None:
-        """The Sent message carrying this Message-ID header (`{id, threadId}`), or None."""
+    def find_sent_by_header(self, message_id: str) -> Message | None:
+        """The Sent message carrying this Message-ID header (its id and thread id), or None."""
         query = f"rfc822msgid:{_bare_id(message_id)} in:sent"
         listed = self.client.execute(lambda users: users.messages().list(userId=ME, q=query, maxResults=5), "message")
-        return _first_with_id(listed.get("messages"))
+        found = _first_with_id(listed.get("messages"))
+        return message(found) if found is not None else None
 
-    def find_draft_by_header(self, message_id: str) -> dict[str, Any] | None:
-        """The draft whose message carries this Message-ID header (`{id, message: {id, threadId}}`), or None."""
+    def find_draft_by_header(self, message_id: str) -> Draft | None:
+        """The draft whose message carries this Message-ID header (its id, its message's ids), or None."""
         query = f"rfc822msgid:{_bare_id(message_id)}"
         listed = self.client.execute(lambda users: users.drafts().list(userId=ME, q=query, maxResults=5), "draft")
-        return _first_with_id(listed.get("drafts"))
+        found = _first_with_id(listed.get("drafts"))
+        return Draft.parse(found) if found is not None else None
 
 
 # --- the request builders more than one method shares (each receives `service.users()`) ---------------
@@ -334,6 +415,10 @@ class _Counted:
     @property
     def retried(self) -> bool:
         return self.calls > 1
+
+
+def _get_full(users: Any, message_id: str) -> Any:
+    return users.messages().get(userId=ME, id=message_id, format="full")
 
 
 def _get_metadata(users: Any, message_id: str, headers: Sequence[str]) -> Any:
@@ -388,16 +473,18 @@ def _first_with_id(items: object) -> dict[str, Any] | None:
     return next((i for i in items if isinstance(i, dict) and isinstance(i.get("id"), str)), None)
 
 
-def _named(labels: object, name: str) -> dict[str, Any] | None:
+def _named(labels: Sequence[Label], name: str) -> Label | None:
     """The listed label called `name` (any case), or None."""
-    if not isinstance(labels, list):
-        return None
     wanted = name.strip().casefold()
-    return next(
-        (item for item in labels if isinstance(item, dict) and str(item.get("name", "")).casefold() == wanted), None
-    )
+    return next((label for label in labels if (label.name or "").casefold() == wanted), None)
 
 
-def _same_filter(found: dict[str, Any], body: dict[str, Any]) -> bool:
-    """Whether a listed filter has exactly the criteria and action of a create request's body."""
-    return found.get("criteria") == body.get("criteria") and found.get("action") == body.get("action")
+def _label(answer: dict[str, Any], label_id: str) -> Label:
+    """A label Gmail answered for `label_id` (its own id kept when the answer has one)."""
+    label = Label.parse(answer, default_id=label_id)
+    assert label is not None  # a default id always makes one
+    return label
+
+
+def _messages(outcome: BatchOutcome) -> Batch[Message]:
+    return Batch(succeeded={key: message(answer) for key, answer in outcome.succeeded.items()}, failed=outcome.failed)

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from email.headerregistry import Address
 
 from gmail_mcp.api.mailbox import MailboxApi
+from gmail_mcp.api.views import Message
 from gmail_mcp.guard.addresses import canonical, canonical_domain
 from gmail_mcp.mail.addresses import header_addresses
-from gmail_mcp.mail.headers import header_map
 from gmail_mcp.sendas import SendAs
 
 LEARN_LIMIT = 5000  # Sent messages read on the first pass (about 50 batch requests)
@@ -95,10 +95,10 @@ class KnownRecipients:
         page_token: str | None = None
         while True:
             page = self.mailbox.list_messages("in:sent", PAGE, page_token, False)
-            ids = [m["id"] for m in page.get("messages") or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+            ids = page.ids
             new = [i for i in ids if i not in self._seen]
             fresh += new
-            page_token = page.get("nextPageToken") or None
+            page_token = page.next_page_token or None
             if len(new) < len(ids) or page_token is None or len(self._seen) + len(fresh) >= LEARN_LIMIT:
                 break
         for start in range(0, len(fresh), BATCH):
@@ -119,8 +119,7 @@ class KnownRecipients:
             return False
         quoted = f'"{address}"'
         query = f"in:sent {{to:{quoted} cc:{quoted} bcc:{quoted}}}"
-        page = self.mailbox.list_messages(query, LOOKUP_CANDIDATES, None, False)
-        ids = [m["id"] for m in page.get("messages") or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        ids = list(self.mailbox.list_messages(query, LOOKUP_CANDIDATES, None, False).ids)
         if not ids:
             return False
         fetched = self.mailbox.get_messages_metadata(ids, RECIPIENT_HEADERS, with_label_list=False).messages
@@ -140,8 +139,8 @@ class AccountAddress:
 
     def __call__(self) -> str:
         if self._address is None:
-            found = self.mailbox.get_profile().get("emailAddress")
-            self._address = found if isinstance(found, str) and found else "(address unknown)"
+            found = self.mailbox.get_profile().email_address
+            self._address = found or "(address unknown)"
         return self._address
 
 
@@ -151,7 +150,6 @@ class Directory:
     names: dict[str, str]  # casefolded display name → canonical address
 
 
-def _recipients(resource: dict[str, object]) -> list[Address]:
-    payload = resource.get("payload")
-    headers = header_map(payload.get("headers", []) if isinstance(payload, dict) else [])
+def _recipients(resource: Message) -> list[Address]:
+    headers = resource.headers
     return [address for name in ("to", "cc", "bcc") for address in header_addresses(headers.get(name, ""))]

@@ -1,4 +1,4 @@
-"""Walking the MIME tree of a Gmail `payload` (MessagePart JSON): body text and attachments.
+"""Walking the MIME tree of a Gmail `payload` (a `Part`, as `api.views` parsed it): body text and attachments.
 
 The tree is untrusted: the walk is capped in depth (`MAX_MIME_DEPTH`) and in the number of
 parts (`MAX_PARTS`), the body in length (`MAX_BODY_CHARS`); a cap reached is recorded as a
@@ -11,17 +11,16 @@ import datetime as dt
 import email.utils
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from .headers import (
     HeaderMap,
     decode_header_value,
     disposition,
-    header_map,
     message_ids,
     part_charset,
     part_filename,
 )
+from .message import Part
 from .text import decode_base64url, decode_bytes, normalise_newlines, one_line, strip_controls
 
 MAX_MIME_DEPTH = 32
@@ -41,34 +40,37 @@ class Attachment:
     inline: bool  # Content-Disposition inline or referenced by Content-ID (e.g. a signature logo)
 
 
-def _mime_type(part: dict[str, Any]) -> str:
-    value = part.get("mimeType")
-    return one_line(value).lower()[:255] if isinstance(value, str) and value.strip() else "text/plain"
+def _mime_type(part: Part) -> str:
+    value = part.mime_type
+    return one_line(value).lower()[:255] if value is not None and value.strip() else "text/plain"
 
 
-def _children(part: dict[str, Any]) -> list[dict[str, Any]]:
-    parts = part.get("parts")
-    return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+def _children(part: Part) -> tuple[Part, ...]:
+    return part.parts or ()
 
 
-def _body(part: dict[str, Any]) -> dict[str, Any]:
-    body = part.get("body")
-    return body if isinstance(body, dict) else {}
+def part_id(part: Part) -> str:
+    """The part's id made safe for one line ("" when Gmail gave none)."""
+    return one_line(part.part_id)[:64] if part.part_id is not None else ""
 
 
-def _part_id(part: dict[str, Any]) -> str:
-    value = part.get("partId")
-    return one_line(value)[:64] if isinstance(value, str) else ""
+def _attachment_id(part: Part) -> str | None:
+    return part.body.attachment_id or None
 
 
-def _filename(part: dict[str, Any], headers: HeaderMap) -> str:
-    name = part.get("filename")
-    if isinstance(name, str) and name.strip():
+def _size(part: Part) -> int:
+    size = part.body.size
+    return size if size is not None and size >= 0 else 0
+
+
+def _filename(part: Part, headers: HeaderMap) -> str:
+    name = part.filename
+    if name is not None and name.strip():
         return decode_header_value(name) if "=?" in name else one_line(name)
     return part_filename(headers)
 
 
-def _attachment(part: dict[str, Any], headers: HeaderMap) -> Attachment | None:
+def _attachment(part: Part, headers: HeaderMap) -> Attachment | None:
     """The attachment a part represents, if any.
 
     A part with a filename, an attachmentId or `Content-Disposition: attachment` is one, except
@@ -79,22 +81,19 @@ def _attachment(part: dict[str, Any], headers: HeaderMap) -> Attachment | None:
     mime = _mime_type(part)
     if mime.startswith("multipart/"):
         return None
-    body = _body(part)
-    attachment_id = body.get("attachmentId")
-    attachment_id = attachment_id if isinstance(attachment_id, str) and attachment_id else None
+    attachment_id = _attachment_id(part)
     filename = _filename(part, headers)
     kind = disposition(headers)
     if not filename and attachment_id is None and kind != "attachment":
         return None
     if not filename and mime.startswith("image/") and kind != "attachment":
         return None  # an inline image (cid: reference) without a name is part of the HTML, not an attachment
-    size = body.get("size")
     return Attachment(
         attachment_id=attachment_id,
         filename=filename,
         mime_type=mime,
-        size=size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0,
-        part_id=_part_id(part),
+        size=_size(part),
+        part_id=part_id(part),
         inline=kind == "inline" or "content-id" in headers,
     )
 
@@ -121,7 +120,7 @@ def _content_id(headers: HeaderMap) -> str | None:
     return found[0] if found else None
 
 
-def _is_body_text(part: dict[str, Any], headers: HeaderMap) -> bool:
+def _is_body_text(part: Part, headers: HeaderMap) -> bool:
     """A text part that is (part of) the body: text/plain or text/html, no file name, not an attachment."""
     return (
         _mime_type(part) in ("text/plain", "text/html")
@@ -130,7 +129,7 @@ def _is_body_text(part: dict[str, Any], headers: HeaderMap) -> bool:
     )
 
 
-def body_text_parts(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def body_text_parts(payload: Part) -> tuple[Part | None, Part | None]:
     """The first text/plain and the first text/html part of the body, in document order (either may be None)."""
     plain = html = None
     for part, headers in _walk(payload, []):
@@ -143,7 +142,7 @@ def body_text_parts(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, dic
     return plain, html
 
 
-def carried_parts(payload: dict[str, Any], problems: list[str]) -> list[PartRef]:
+def carried_parts(payload: Part, problems: list[str]) -> list[PartRef]:
     """The parts a forward carries over: every attachment (`collect_attachments`'s) and every inline
     picture the HTML refers to by Content-ID, in document order."""
     found: list[PartRef] = []
@@ -152,28 +151,25 @@ def carried_parts(payload: dict[str, Any], problems: list[str]) -> list[PartRef]
         content_id = _content_id(headers)
         if attachment is None and not (content_id and _mime_type(part).startswith("image/")):
             continue
-        body = _body(part)
-        data = body.get("data")
-        decoded = decode_base64url(data) if isinstance(data, str) and data else None
-        attachment_id = body.get("attachmentId")
-        size = body.get("size")
+        data = part.body.data
+        decoded = decode_base64url(data) if data else None
         found.append(
             PartRef(
-                part_id=_part_id(part),
+                part_id=part_id(part),
                 mime_type=_mime_type(part),
                 filename=attachment.filename if attachment is not None else "",
-                size=size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0,
+                size=_size(part),
                 inline=attachment.inline if attachment is not None else True,
                 content_id=content_id,
                 charset=part_charset(headers),
                 data=decoded,
-                attachment_id=attachment_id if isinstance(attachment_id, str) and attachment_id else None,
+                attachment_id=_attachment_id(part),
             )
         )
     return found
 
 
-def named_text_part(payload: dict[str, Any]) -> dict[str, Any] | None:
+def named_text_part(payload: Part) -> Part | None:
     """The first text part that carries a file name but is not `Content-Disposition: attachment`:
     what the standard library's `EmailMessage.get_body` answers for a message without other text."""
     for part, headers in _walk(payload, []):
@@ -192,9 +188,9 @@ def record_problem(problems: list[str], code: str) -> None:
         problems.append(code)
 
 
-def _walk(payload: dict[str, Any], problems: list[str]) -> Iterator[tuple[dict[str, Any], HeaderMap]]:
+def _walk(payload: Part, problems: list[str]) -> Iterator[tuple[Part, HeaderMap]]:
     """Parts in document order; does not enter attached messages (message/rfc822 is one attachment)."""
-    stack: list[tuple[dict[str, Any], int]] = [(payload, 0)]
+    stack: list[tuple[Part, int]] = [(payload, 0)]
     seen = 0
     while stack:
         part, depth = stack.pop()
@@ -202,7 +198,7 @@ def _walk(payload: dict[str, Any], problems: list[str]) -> Iterator[tuple[dict[s
         if seen > MAX_PARTS:
             record_problem(problems, "too_many_parts")
             return
-        yield part, header_map(part.get("headers", []))
+        yield part, part.headers
         if not _mime_type(part).startswith("multipart/"):
             continue
         children = _children(part)
@@ -212,7 +208,7 @@ def _walk(payload: dict[str, Any], problems: list[str]) -> Iterator[tuple[dict[s
         stack.extend((child, depth + 1) for child in reversed(children))
 
 
-def collect_attachments(payload: dict[str, Any], problems: list[str], limit: int = MAX_PARTS) -> list[Attachment]:
+def collect_attachments(payload: Part, problems: list[str], limit: int = MAX_PARTS) -> list[Attachment]:
     """The attachments of a payload, in document order (at most `limit`)."""
     found: list[Attachment] = []
     for part, headers in _walk(payload, problems):
@@ -242,7 +238,7 @@ class BodyRenderer:
         self._parts = 0
         self._chars = 0
 
-    def render(self, payload: dict[str, Any]) -> str:
+    def render(self, payload: Part) -> str:
         """The body text of `payload`; sets `incomplete` when something could not be included."""
         chunks, incomplete = self._render(payload, 0)
         if not any(chunk.strip() for chunk in chunks):
@@ -253,24 +249,24 @@ class BodyRenderer:
         self.incomplete = self.incomplete or incomplete
         return "\n\n".join(chunk.strip("\n") for chunk in chunks)
 
-    def _named(self, part: dict[str, Any]) -> tuple[list[str], bool]:
-        headers = header_map(part.get("headers", []))
-        attachment_id = _body(part).get("attachmentId")
-        if isinstance(_body(part).get("data"), str) or not isinstance(attachment_id, str) or not attachment_id:
+    def _named(self, part: Part) -> tuple[list[str], bool]:
+        headers = part.headers
+        attachment_id = _attachment_id(part)
+        if part.body.data is not None or attachment_id is None:
             return self._leaf(part, headers, _mime_type(part))
-        size = _body(part).get("size")
+        size = part.body.size
         raw = None
-        if self.fetch is not None and not (isinstance(size, int) and size > 2 * MAX_BODY_CHARS):
+        if self.fetch is not None and not (size is not None and size > 2 * MAX_BODY_CHARS):
             raw = self.fetch(attachment_id)
         if raw is None:
-            self._problem(f"body_not_inline:{_part_id(part)}")
+            self._problem(f"body_not_inline:{part_id(part)}")
             return [], True
-        return self._text(raw, headers, _mime_type(part), _part_id(part))
+        return self._text(raw, headers, _mime_type(part), part_id(part))
 
     def _problem(self, code: str) -> None:
         record_problem(self.problems, code)
 
-    def _render(self, part: dict[str, Any], depth: int) -> tuple[list[str], bool]:
+    def _render(self, part: Part, depth: int) -> tuple[list[str], bool]:
         self._parts += 1
         if self._parts > MAX_PARTS:
             self._problem("too_many_parts")
@@ -292,12 +288,12 @@ class BodyRenderer:
             return chunks, incomplete
         if mime not in ("text/plain", "text/html"):
             return [], False
-        headers = header_map(part.get("headers", []))
+        headers = part.headers
         if _filename(part, headers) or disposition(headers) == "attachment":
             return [], False
         return self._leaf(part, headers, mime)
 
-    def _alternative(self, children: list[dict[str, Any]], depth: int) -> tuple[list[str], bool]:
+    def _alternative(self, children: tuple[Part, ...], depth: int) -> tuple[list[str], bool]:
         """The first alternative that yields text, trying text/plain ones first."""
         ordered = sorted(children, key=lambda child: _mime_type(child) != "text/plain")  # stable
         incomplete = False
@@ -308,23 +304,22 @@ class BodyRenderer:
             incomplete = incomplete or child_incomplete
         return [], incomplete
 
-    def _leaf(self, part: dict[str, Any], headers: HeaderMap, mime: str) -> tuple[list[str], bool]:
-        part_id = _part_id(part)
+    def _leaf(self, part: Part, headers: HeaderMap, mime: str) -> tuple[list[str], bool]:
+        leaf_id = part_id(part)
         if self._chars >= MAX_BODY_CHARS:
             self._problem("body_truncated")
             return [], True
-        body = _body(part)
-        data = body.get("data")
-        if not isinstance(data, str) or not data:
-            if body.get("attachmentId"):
-                self._problem(f"body_not_inline:{part_id}")
+        data = part.body.data
+        if not data:
+            if part.body.attachment_id:
+                self._problem(f"body_not_inline:{leaf_id}")
                 return [], True
             return [], False
         raw = decode_base64url(data)
         if raw is None:
-            self._problem(f"undecodable_part:{part_id}")
+            self._problem(f"undecodable_part:{leaf_id}")
             return [], True
-        return self._text(raw, headers, mime, part_id)
+        return self._text(raw, headers, mime, leaf_id)
 
     def _text(self, raw: bytes, headers: HeaderMap, mime: str, part_id: str) -> tuple[list[str], bool]:
         text, exact = decode_bytes(raw, part_charset(headers))

@@ -1,7 +1,7 @@
-"""Gmail API message resources (`users.messages.get`) → clean Python objects.
+"""Gmail messages (`users.messages.get`, as the typed `Message` that `api.views` parsed) → clean Python objects.
 
 Content is untrusted: every field may be missing, of the wrong type or hostile. Nothing here
-raises for bad content except `MessageMalformed` when the resource is not a message at all;
+raises for bad content except `MessageMalformed` when the resource is not a message at all (no id);
 what cannot be decoded is skipped and reported in `ParsedEmail.problems` / `body_incomplete`.
 """
 
@@ -11,12 +11,12 @@ import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InvalidField, MessageMalformed
 from .headers import HeaderMap, decode_header_value, header_map, part_charset, raw_header
+from .message import Message, Part
 from .mime import (
     Attachment,
     BodyRenderer,
@@ -26,6 +26,7 @@ from .mime import (
     carried_parts,
     collect_attachments,
     iso_date,
+    part_id,
 )
 from .text import decode_base64url, decode_bytes
 
@@ -91,29 +92,23 @@ class MessageSummary(BaseModel):
     has_attachments: bool = Field(description="from the message's MIME type: multipart/mixed")
 
 
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
+EMPTY = Part()  # what a message without a payload is read as
 
 
-def _payload(resource: Mapping[str, Any]) -> dict[str, Any] | None:
-    payload = resource.get("payload")
-    return payload if isinstance(payload, dict) else None
-
-
-def _check_resource(resource: object) -> Mapping[str, Any]:
-    if not isinstance(resource, Mapping) or not isinstance(resource.get("id"), str):
+def _check_resource(resource: Message) -> str:
+    """The message's id; MessageMalformed when it has none (it is not a message resource)."""
+    if resource.id is None:
         raise MessageMalformed("the Gmail API returned something that is not a message resource")
-    return resource
+    return resource.id
 
 
-def _labels(resource: Mapping[str, Any], label_names: Mapping[str, str]) -> tuple[list[str], bool]:
-    ids = resource.get("labelIds")
-    ids = [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+def _labels(resource: Message, label_names: Mapping[str, str]) -> tuple[list[str], bool]:
+    ids = resource.label_ids
     return [label_names.get(i, i) for i in ids], "UNREAD" in ids
 
 
-def _snippet(resource: Mapping[str, Any]) -> str:
-    text = html.unescape(_str(resource.get("snippet"))[:4096])
+def _snippet(resource: Message) -> str:
+    text = html.unescape((resource.snippet or "")[:4096])
     return _WHITESPACE.sub(" ", _INVISIBLE.sub("", text)).strip()
 
 
@@ -122,7 +117,7 @@ def _optional(headers: HeaderMap, name: str) -> str | None:
 
 
 def summarize(
-    resource: dict[str, Any],
+    resource: Message,
     label_names: Mapping[str, str],
     *,
     has_attachments_hint: bool | None = None,
@@ -133,21 +128,21 @@ def summarize(
     carries no parts, so it is then `has_attachments_hint` (e.g. the caller knows the message
     matched `has:attachment`), else False: a summary cannot know about attachments by itself.
     """
-    resource = dict(_check_resource(resource))
-    payload = _payload(resource) or {}
-    headers = header_map(payload.get("headers", []))
+    message_id = _check_resource(resource)
+    payload = resource.payload or EMPTY
+    headers = payload.headers
     labels, unread = _labels(resource, label_names)
-    if isinstance(payload.get("parts"), list):
+    if payload.parts is not None:
         has_attachments = bool(collect_attachments(payload, [], limit=1))
     else:
         has_attachments = bool(has_attachments_hint)
     return MessageSummary(
-        id=resource["id"],
-        thread_id=_str(resource.get("threadId")),
+        id=message_id,
+        thread_id=resource.thread_id or "",
         from_=decode_header_value(headers.get("from", "")),
         to=decode_header_value(headers.get("to", "")),
         subject=decode_header_value(headers.get("subject", "")),
-        date=iso_date(headers.get("date"), resource.get("internalDate")),
+        date=iso_date(headers.get("date"), resource.internal_date),
         snippet=_snippet(resource),
         labels=labels,
         unread=unread,
@@ -155,41 +150,40 @@ def summarize(
     )
 
 
-def parse_full(resource: dict[str, Any], label_names: Mapping[str, str], fetch: Fetch | None = None) -> ParsedEmail:
+def parse_full(resource: Message, label_names: Mapping[str, str], fetch: Fetch | None = None) -> ParsedEmail:
     """Read a `format=full` resource: headers, the readable body text and the attachment list.
 
     `fetch` gets an attachment's bytes: needed only for a body whose one text part is a named
     part Gmail did not send inline (without it that body is reported missing).
     """
-    checked = _check_resource(resource)
-    payload = _payload(checked)
+    message_id = _check_resource(resource)
+    payload = resource.payload
     problems: list[str] = []
     if payload is None:
         problems.append("no_payload")
-        payload = {}
-    headers = header_map(payload.get("headers", []))
-    labels, unread = _labels(checked, label_names)
+    headers = resource.headers
+    labels, unread = _labels(resource, label_names)
     renderer = BodyRenderer(problems, fetch)
-    body = renderer.render(payload) if payload else ""
+    body = renderer.render(payload) if payload is not None else ""
     return ParsedEmail(
-        id=checked["id"],
-        thread_id=_str(checked.get("threadId")),
+        id=message_id,
+        thread_id=resource.thread_id or "",
         from_=decode_header_value(headers.get("from", "")),
         to=decode_header_value(headers.get("to", "")),
         cc=decode_header_value(headers.get("cc", "")),
         bcc=_optional(headers, "bcc"),
         reply_to=_optional(headers, "reply-to"),
         subject=decode_header_value(headers.get("subject", "")),
-        date=iso_date(headers.get("date"), checked.get("internalDate")),
+        date=iso_date(headers.get("date"), resource.internal_date),
         message_id=raw_header(headers, "message-id"),
         in_reply_to=raw_header(headers, "in-reply-to"),
         references=raw_header(headers, "references"),
         labels=labels,
         unread=unread,
-        snippet=_snippet(checked),
+        snippet=_snippet(resource),
         body=body,
-        attachments=collect_attachments(payload, problems) if payload else [],
-        body_incomplete=renderer.incomplete or not payload,
+        attachments=collect_attachments(payload, problems) if payload is not None else [],
+        body_incomplete=renderer.incomplete or payload is None,
         problems=problems,
     )
 
@@ -206,30 +200,27 @@ class MessageContent:
     problems: list[str]
 
 
-def _part_text(part: dict[str, Any] | None, problems: list[str]) -> tuple[str | None, str | None, str | None]:
+def _part_text(part: Part | None, problems: list[str]) -> tuple[str | None, str | None, str | None]:
     """(text, attachment id when not inline, charset) of a body part."""
     if part is None:
         return None, None, None
-    headers = header_map(part.get("headers", []))
-    charset = part_charset(headers)
-    body = part.get("body")
-    body = body if isinstance(body, dict) else {}
-    data = body.get("data")
-    if isinstance(data, str) and data:
+    charset = part_charset(part.headers)
+    data = part.body.data
+    if data:
         raw = decode_base64url(data)
         if raw is None:
-            problems.append(f"undecodable_part:{part.get('partId', '')}")
+            problems.append(f"undecodable_part:{part_id(part)}")
             return None, None, charset
         return decode_bytes(raw, charset)[0], None, charset
-    attachment_id = body.get("attachmentId")
-    if isinstance(attachment_id, str) and attachment_id:
-        return None, attachment_id, charset
+    if part.body.attachment_id:
+        return None, part.body.attachment_id, charset
     return "", None, charset
 
 
-def message_content(resource: dict[str, Any]) -> MessageContent:
+def message_content(resource: Message) -> MessageContent:
     """The body parts and carried parts of a `format=full` resource (nothing fetched here)."""
-    payload = _payload(_check_resource(resource)) or {}
+    _check_resource(resource)
+    payload = resource.payload or EMPTY
     problems: list[str] = []
     plain, html = body_text_parts(payload)
     text, _, _ = _part_text(plain, problems)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from mcp_types import ToolAnnotations
-
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.results import AccountList
 from gmail_mcp.runtime.server import ContractServer
-
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
+from gmail_mcp.tools.annotations import READ
 
 
 def register(server: ContractServer, accounts: Accounts) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from gmail_mcp.accounts import Accounts
@@ -13,16 +12,9 @@ from gmail_mcp.drafts import DraftChange
 from gmail_mcp.outgoing import Forward, Outgoing
 from gmail_mcp.results import CreatedDraft, DeletedDraft, DraftList, SentDraft, SentMessage, UpdatedDraft
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.tools.annotations import DELETE, DRAFT, READ, SEND, UPDATE
 from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN, Account, DraftId, MessageId
 from gmail_mcp.tools.person import Elicitation
-
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-# Sending cannot be undone: "destructive" in the sense of irreversible, and never idempotent.
-SEND = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
-DRAFT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
-DELETE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
-# Overwrites what the draft said (the old content is gone); the same call twice leaves the same draft.
-UPDATE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 
 To = Annotated[
     list[str] | str,
@@ -92,8 +84,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         ctx: Context,
     ) -> SentMessage:
         outgoing = Outgoing(
-            to, subject, body, cc, bcc, html_body, reply_to_message_id, attachments, reply_all, from_address, signature
-        )
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body,
+            reply_to_message_id=reply_to_message_id, attachments=attachments, reply_all=reply_all,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.sender.send(outgoing, Elicitation(ctx))
 
@@ -114,8 +108,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
     ) -> CreatedDraft:
         """Save a message as a draft (arguments as send_email); send it later with send_draft."""
         outgoing = Outgoing(
-            to, subject, body, cc, bcc, html_body, reply_to_message_id, attachments, reply_all, from_address, signature
-        )
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body,
+            reply_to_message_id=reply_to_message_id, attachments=attachments, reply_all=reply_all,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.drafts.create(outgoing)
 
@@ -133,7 +129,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         *,
         ctx: Context,
     ) -> SentMessage:
-        forward = Forward(message_id, to, cc, bcc, body, include_attachments, from_address, signature)
+        forward = Forward(
+            message_id=message_id, to=to, cc=cc, bcc=bcc, body=body, include_attachments=include_attachments,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.sender.forward(forward, Elicitation(ctx))
 
@@ -154,8 +153,10 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         account: Account = None,
     ) -> UpdatedDraft:
         change = DraftChange(
-            to, subject, body, cc, bcc, html_body, reply_to_message_id, attachments, reply_all, from_address, signature
-        )
+            to=to, subject=subject, body=body, cc=cc, bcc=bcc, html_body=html_body,
+            reply_to_message_id=reply_to_message_id, attachments=attachments, reply_all=reply_all,
+            from_address=from_address, signature=signature
+        )  # fmt: skip
         with accounts.writing(account) as mail:
             return mail.drafts.update(draft_id, change)
 

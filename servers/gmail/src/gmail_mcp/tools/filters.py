@@ -5,18 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
-from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.filters import FilterVerb
 from gmail_mcp.results import FilterCriteria, FilterList, ManagedFilter, lean_optional
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.tools.annotations import MANAGE, READ
 from gmail_mcp.tools.arguments import Account
 from gmail_mcp.tools.person import Elicitation
-
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-MANAGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 
 Names = Annotated[list[str], Field(max_length=20)]
 

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.labels import LabelVerb
 from gmail_mcp.results import ListLabelsResult, ManagedLabel, lean_optional
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.tools.annotations import MANAGE, READ
 from gmail_mcp.tools.arguments import Account
-
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-# delete removes a label for good (never a message): destructive.
-MANAGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True)
 
 Hex = Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$")]
 

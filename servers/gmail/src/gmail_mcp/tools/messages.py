@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.results import Email, SavedAttachment, SearchResult, Thread, lean_optional
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.tools.annotations import READ, SAVE
 from gmail_mcp.tools.arguments import Account, AttachmentId, MessageId, ThreadId
-
-READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-SAVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 
 MaxBody = Annotated[int, Field(ge=1, le=200_000, description="body characters to return at most")]
 

@@ -6,18 +6,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
-from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from gmail_mcp.accounts import Accounts
 from gmail_mcp.organizer import DEFAULT_QUERY_MESSAGES, MAX_IDS, MAX_QUERY_MESSAGES, select
 from gmail_mcp.results import Modified, Trashed, lean_optional
 from gmail_mcp.runtime.server import ContractServer
+from gmail_mcp.tools.annotations import LABELS, TRASH
 from gmail_mcp.tools.arguments import Account, HexId
 from gmail_mcp.tools.person import Elicitation
-
-LABELS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-TRASH = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=True)
 
 # The query arguments show no `null` in their schemas (tools/list has a size budget); None means not given.
 IdList = Annotated[list[HexId], Field(min_length=1, max_length=MAX_IDS)]

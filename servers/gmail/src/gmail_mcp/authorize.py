@@ -109,8 +109,8 @@ def _address(settings: Settings, path: Path) -> str | None:
         ClientSettings(token_file=path, api_endpoint=settings.api_endpoint, timeout_seconds=settings.timeout_seconds)
     )
     try:
-        email = MailboxApi(client).get_profile().get("emailAddress")
-        if not isinstance(email, str) or not email:
+        email = MailboxApi(client).get_profile().email_address
+        if not email:
             return None
         client.tokens.save(client.credentials(), email=email)
     except GmailFailure:
