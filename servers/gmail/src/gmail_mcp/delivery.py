@@ -47,7 +47,7 @@ SENT_CANDIDATES = 25  # Sent messages to that recipient compared at most, newest
 ID_HEADERS = ("Message-ID", "X-Google-Original-Message-ID", FINGERPRINT_HEADER)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SentFingerprint:
     """How to recognise a message in Sent, whatever Gmail did to its Message-ID."""
 

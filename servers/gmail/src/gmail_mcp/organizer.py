@@ -51,7 +51,7 @@ def _blame(selected_by: str, add: Sequence[str] = (), remove: Sequence[str] = ()
     return given | {"ids": selected_by, "id": selected_by}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Selection:
     """The messages a call is about: given ids, or what a query matches (with its dry run and limit)."""
 
@@ -73,12 +73,12 @@ def select(
             raise InvalidField("query", "missing", "query: give a Gmail search, e.g. 'from:news@example.com'")
         if not 1 <= max_messages <= MAX_QUERY_MESSAGES:
             raise InvalidField("max_messages", "out_of_range", f"max_messages: 1 to {MAX_QUERY_MESSAGES}")
-        return Selection(None, query.strip(), dry_run is not False, max_messages)
+        return Selection(message_ids=None, query=query.strip(), dry_run=dry_run is not False, max_messages=max_messages)
     if message_ids is None:
         raise InvalidField("message_ids", "missing", "give message_ids, or a query to change what it matches")
     if dry_run:
         raise InvalidField("dry_run", "query_only", "dry_run works with query; message_ids are changed at once")
-    return Selection(_unique(message_ids), None, False, max_messages)
+    return Selection(message_ids=_unique(message_ids), query=None, dry_run=False, max_messages=max_messages)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from gmail_mcp.mail.errors import InvalidField, NotSendAs
 CACHE_SECONDS = 300.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SendAsAddress:
     email: str
     display_name: str

@@ -33,7 +33,7 @@ LOOKUP_CANDIDATES = 5
 RECIPIENT_HEADERS = ("To", "Cc", "Bcc")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Trusted:
     """`GMAIL_MCP_TRUSTED_RECIPIENTS`: addresses, and `@domain` for every address of exactly that domain."""
 
@@ -48,7 +48,7 @@ class Trusted:
                 domains.add(canonical_domain(entry[1:]))
             elif "@" in entry.strip("@"):
                 addresses.add(canonical(entry))
-        return cls(frozenset(addresses), frozenset(domains))
+        return cls(addresses=frozenset(addresses), domains=frozenset(domains))
 
     def trusts(self, address: str) -> bool:
         return address in self.addresses or address.rpartition("@")[2] in self.domains

@@ -118,7 +118,7 @@ class Threading:
         return cls(in_reply_to=first[0] if first else None, references=tuple(chain), thread_id=thread_id or None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CarriedPart:
     """A part of another message carried over byte for byte (a forward's attachments, a draft's own)."""
 

@@ -59,7 +59,7 @@ class Signature:
         return cls(html=markup, text=text.strip("\n"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ForwardedOriginal:
     """The message being forwarded: its header values (decoded), its text, and its HTML when it had one."""
 

@@ -28,7 +28,7 @@ MAX_PARTS = 2_000
 MAX_BODY_CHARS = 5_000_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Attachment:
     """A downloadable part. `attachment_id` is None when Gmail sent the bytes inline (`body.data`)."""
 
@@ -98,7 +98,7 @@ def _attachment(part: Part, headers: HeaderMap) -> Attachment | None:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PartRef:
     """A leaf part of a payload to carry into another message: what it is and where its bytes are
     (`data` when Gmail sent them inline, else `attachment_id`; neither for a part Gmail only expanded)."""

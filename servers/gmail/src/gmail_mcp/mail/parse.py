@@ -50,7 +50,7 @@ _INVISIBLE = re.compile(r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200
 _WHITESPACE = re.compile(r"\s+")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ParsedEmail:
     """One message as read from `format=full`. Header fields are decoded, single-line text."""
 
@@ -188,7 +188,7 @@ def parse_full(resource: Message, label_names: Mapping[str, str], fetch: Fetch |
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MessageContent:
     """What a message is made of, to carry into another one (a forward, an updated draft)."""
 
