@@ -68,7 +68,9 @@ def test_renderer_failure_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
         def __init__(self, *args: object) -> None:
             raise RecursionError
 
-    monkeypatch.setattr(htmltext, "Inscriptis", Broken)
+    import inscriptis.html_engine
+
+    monkeypatch.setattr(inscriptis.html_engine, "Inscriptis", Broken)  # htmltext imports it on first use
     text, _ = html_to_text("<p>Hello <a href='https://ex.com'>link</a></p><table><tr><td>a</td><td>b</td></tr>")
     assert "Hello [link](https://ex.com)" in text
     assert "a | b" in text

@@ -10,19 +10,15 @@ flow-text renderer is used instead. Beyond depth ~255 libxml2 drops nested conte
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import lxml.etree  # type: ignore[import-untyped]  # a dependency of inscriptis
-import lxml.html  # type: ignore[import-untyped]
-from inscriptis.css_profiles import CSS_PROFILES
-from inscriptis.html_engine import Inscriptis
-from inscriptis.html_properties import Display
-from inscriptis.model.config import ParserConfig
-from inscriptis.model.html_element import HtmlElement
+# lxml and inscriptis are imported on the first HTML body, not at start-up (~70 ms a server start paid
+# whether or not any HTML was read).
 
 HTML_MAX_INPUT_CHARS = 2_000_000
 RENDER_BUDGET_CHARS = 4_000_000
@@ -44,8 +40,14 @@ _SPACES = re.compile(r"[ \t\f\v\r]+")
 _TAG = re.compile(r"<[^<>]*>")
 
 
-# Firefox-like defaults, plus: a table starts on a line of its own.
-_CSS = {**CSS_PROFILES["strict"], "table": HtmlElement(display=Display.block)}
+@functools.cache
+def _css() -> dict[str, Any]:
+    """Firefox-like defaults, plus: a table starts on a line of its own."""
+    from inscriptis.css_profiles import CSS_PROFILES
+    from inscriptis.html_properties import Display
+    from inscriptis.model.html_element import HtmlElement
+
+    return {**CSS_PROFILES["strict"], "table": HtmlElement(display=Display.block)}
 
 
 def html_to_text(markup: str) -> tuple[str, bool]:
@@ -54,6 +56,10 @@ def html_to_text(markup: str) -> tuple[str, bool]:
     markup = _XML_DECLARATION.sub("", markup[:HTML_MAX_INPUT_CHARS].replace("\x00", ""), count=1)
     if not markup.strip():
         return "", truncated
+    import lxml.html  # type: ignore[import-untyped]
+    from inscriptis.html_engine import Inscriptis
+    from inscriptis.model.config import ParserConfig
+
     try:
         root = lxml.html.document_fromstring(markup)
     except Exception:
@@ -61,7 +67,7 @@ def html_to_text(markup: str) -> tuple[str, bool]:
     try:
         if _sanitise_and_estimate(root) <= RENDER_BUDGET_CHARS:
             _wrap_tables(root)
-            config = ParserConfig(css=_CSS, display_links=True, display_images=True)
+            config = ParserConfig(css=_css(), display_links=True, display_images=True)
             text = Inscriptis(root, config).get_text()
         else:
             text = _flow_text(root)
@@ -79,7 +85,7 @@ def _wrap_tables(root: Any) -> None:
         parent = table.getparent()
         if parent is None or (parent.tag == "div" and len(parent) == 1 and not (parent.text or "").strip()):
             continue
-        div = lxml.html.Element("div")
+        div = root.makeelement("div")
         div.tail, table.tail = table.tail, None
         table.addprevious(div)
         div.append(table)
@@ -193,6 +199,8 @@ def _close(frame: _Frame) -> tuple[int, int, list[tuple[int, list[int]]]]:
 
 def _flow_text(root: Any) -> str:
     """Linear fallback: text in document order, blocks on new lines, cells separated by ` | `."""
+    import lxml.etree  # type: ignore[import-untyped]  # a dependency of inscriptis
+
     out: list[str] = []
     walker = lxml.etree.iterwalk(root, events=("start", "end"))
     for event, el in walker:
