@@ -198,17 +198,22 @@ class GatedEmbedder(HashingEmbedder):
         return super().embed(texts)
 
 
-async def test_index_building_while_the_vectors_are_built_and_not_after(
+async def test_semantic_not_ready_while_the_vectors_are_built_and_nothing_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vectors, "CATCH_UP_NOTES", 0)  # never wait: the backlog stays in the background
     embedder = GatedEmbedder()
     async with serving(sample_copy(tmp_path), tmp_path / "index", embedder=embedder) as (client, assembled):
         building = await call(client, "search_notes", {"query": "refund money"})
-        assert codes(building) == ["INDEX_BUILDING"]
+        assert codes(building) == ["SEMANTIC_NOT_READY"]  # never INDEX_BUILDING: no note with the words is missing
         [warning] = building["warnings"]
         assert 0 <= warning["done"] <= warning["total"] and warning["done"] < 45
-        assert REFUNDS in paths(building)  # keywords answer meanwhile
+        assert REFUNDS in paths(building) and {hit["match"] for hit in building["results"]} == {"words"}
+        hybrid = await call(client, "search_notes", {"query": "phone"})
+        keyword_only = await call(client, "search_notes", {"query": "phone", "mode": "keyword"})
+        assert paths(hybrid) == paths(keyword_only) and keyword_only["total"] >= 3  # the complete keyword ranking
+        semantic = await call(client, "search_notes", {"query": "phone", "mode": "semantic"})
+        assert codes(semantic) == ["SEMANTIC_NOT_READY"] and paths(semantic) == paths(keyword_only)
         similar = await call(client, "similar_notes", {"path": "Home"})
         assert codes(similar) == ["INDEX_BUILDING"]
         keyword = await call(client, "search_notes", {"query": "refund money", "mode": "keyword"})

@@ -66,7 +66,7 @@ def _trimmed(lines: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _frontmatter_column(text: str) -> str:
+def frontmatter_column(text: str) -> str:
     span = split_frontmatter(text)
     if span is None:
         return ""
@@ -107,7 +107,7 @@ def extract(text: str, rel: str) -> NoteRecord:
         tags=parsed.tags,
         links=links,
         body=_trimmed(body),
-        frontmatter=_frontmatter_column(text),
+        frontmatter=frontmatter_column(text),
         code=_trimmed(code),
         frontmatter_values=fm,
         body_line=before + 1,

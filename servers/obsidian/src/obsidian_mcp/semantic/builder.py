@@ -9,7 +9,7 @@ batch as soon as it is stored.
 
 `progress()` says how far it got: `done`/`total` count the notes handled since the queue was last
 empty, and `complete` is True once nothing is queued or in flight — until then a search should
-carry an `INDEX_BUILDING` warning. Whenever it runs out of work, it asks the index to give back
+carry a `SEMANTIC_NOT_READY` warning. Whenever it runs out of work, it asks the index to give back
 what only paid while embedding (`SemanticIndex.release_memory`). `wait()` blocks until complete
 (for tests and tools), `stop()` finishes the current batch and ends the thread.
 """
@@ -165,7 +165,8 @@ class SemanticBuilder:
                 self._in_flight = len(batch) + (1 if reconcile is not None or renames else 0)
             try:
                 if reconcile is not None:
-                    todo, gone = self.index.stale(reconcile)
+                    todo, gone = self.index.stale(reconcile)  # loads the stored vectors
+                    self.index.embedder.embed([])  # and the model, before the first query needs it
                     with self._changed:
                         for path in gone:
                             self._pending.setdefault(path, False)
