@@ -222,22 +222,25 @@ def test_a_search_answers_flagged_only_when_the_pending_notes_cannot_be_read_in_
     make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vault_index, "SEARCH_WAIT", 0.0)  # a vault too large to read in time, in effect
-    filling = threading.Event()
+    added = threading.Event()  # the first chunk of pending notes is searchable
     release = threading.Event()
-    real_read = pending.PendingNotes.read
+    real_read, real_add = pending.PendingNotes.read, pending.PendingNotes.add
 
     def held(vault: Vault, infos: Sequence[NoteInfo]) -> list[tuple[NoteInfo, str]]:
-        read = real_read(vault, infos)
-        if infos[0].rel > rel(0) and not release.is_set():  # the first chunk only, then hold
-            filling.set()
+        if infos[0].rel > rel(0):  # every chunk but the first waits
             assert release.wait(DEADLINE)
-        return read
+        return real_read(vault, infos)
+
+    def add(self: pending.PendingNotes, read: Sequence[tuple[NoteInfo, str]], written: Any) -> None:
+        real_add(self, read, written)
+        added.set()
 
     monkeypatch.setattr(pending.PendingNotes, "read", staticmethod(held))
+    monkeypatch.setattr(pending.PendingNotes, "add", add)
     index = make_index()
     try:
         index.start()
-        assert filling.wait(DEADLINE)
+        assert added.wait(DEADLINE)
         flagged = found(index, "lighthouse")
         assert building(flagged) == (pending.FILL_CHUNK, NOTES)  # searchable so far: the first chunk
         assert flagged.total == pending.FILL_CHUNK

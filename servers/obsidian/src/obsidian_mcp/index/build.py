@@ -37,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import CancelledError, Future
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -194,7 +194,7 @@ class Build:
             conn = index.connect()
             epoch = index.epoch
             if index.background:
-                index.vectors.prepare()  # the stored vectors load meanwhile (once; see index.vectors)
+                index.vectors.prepare(conn)  # the stored vectors load meanwhile (see index.vectors)
             index.start_feed()
             listed_from = self._generation
             self.relist = False
@@ -260,12 +260,19 @@ class Build:
         pending = self.pending
         if pending is None:
             return
-        for at in range(0, len(todo), FILL_CHUNK):
-            self._check()
-            read = PendingNotes.read(self.index.vault, todo[at : at + FILL_CHUNK])
-            with self.index.lock:
-                self._connection(epoch)
-                pending.add(read, self._touched)
+        chunks = [todo[at : at + FILL_CHUNK] for at in range(0, len(todo), FILL_CHUNK)]
+        # a thread reads the next chunk while this one is written (SQLite lets go of the GIL)
+        with ThreadPoolExecutor(1, thread_name_prefix="pending-read") as reader:
+            reading = reader.submit(PendingNotes.read, self.index.vault, chunks[0]) if chunks else None
+            for at in range(len(chunks)):
+                assert reading is not None
+                read = reading.result()
+                if at + 1 < len(chunks):
+                    reading = reader.submit(PendingNotes.read, self.index.vault, chunks[at + 1])
+                self._check()
+                with self.index.lock:
+                    self._connection(epoch)
+                    pending.add(read, self._touched)
         with self.index.lock:
             pending.ready = True
             self.index.lock.notify_all()

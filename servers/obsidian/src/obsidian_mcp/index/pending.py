@@ -2,34 +2,39 @@
 
 A first build of a large vault takes seconds (parsing every note is most of it: ~0.6 ms a note). A
 search must not miss the notes still to come, so before it writes the first batch the build puts
-the raw text of every note it is to read into `PendingNotes`: an in-memory FTS5 table with the
-index's own tokenizer, no parsing (10,000 notes, 21 MB: about a second, a tenth of the build). A
-search during the build then looks in both (`Unindexed.catch_up`, under the index's lock):
+the raw text of every note it is to read into `PendingNotes`: a contentless in-memory FTS5 table
+with the index's own tokenizer, no parsing (10,000 notes, 21 MB: about a second, a tenth of the
+build). A search during the build then looks in both (`Unindexed.catch_up`, under the index's lock):
 
 1. the pending notes matching the query (the same MATCH expression), ranked by BM25 over the file
    name and the raw text, are found;
-2. the best of them (as many as the search may show, or up to `PROMOTE_MAX` when a tag filter
-   needs each note's real tags) are read, parsed and written into the index now, exactly as the
-   build would write them (and marked touched, so the build's older read never overwrites them),
-   and leave the pending table;
+2. the best of them (as many as the search may show; with a tag filter, whose real tags only the
+   index knows, more rounds of as many until that many have the tags, `ROUND_MAX` notes at most)
+   are read, parsed and written into the index now, exactly as the build would write them (and
+   marked touched, so the build's older read never overwrites them), and leave the pending notes;
 3. the search runs on the index as usual, so every result has the same fields and score a complete
    index gives it, and the pending notes still matching are added to its `total`.
 
 The raw text differs from the indexed columns in small ways: YAML keys are dropped here too (the
-values stay), but `%%comments%%` are kept, so while the build runs `total` may count a note whose
-only match is in a comment; the results themselves are always from the index. Each batch the
-build writes leaves the pending table, as does every note a call re-indexes or finds gone.
+values stay), but `%%comments%%` are kept, and a tag filter counts the pending notes whose text
+holds the tag's words; so while the build runs `total` may count a few notes too many. The results
+themselves always come from the index. Each batch the build writes leaves the pending notes, as
+does every note a call re-indexes or finds gone.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
+import os
 import sqlite3
+import stat
 from collections.abc import Container, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.extract import MAX_INDEXED_CHARS, frontmatter_column
-from obsidian_mcp.index.filters import folder_clause
+from obsidian_mcp.index.filters import tags_clause
 from obsidian_mcp.index.text import Term, tokens
 from obsidian_mcp.vault.errors import VaultError
 from obsidian_mcp.vault.links import stem
@@ -42,8 +47,11 @@ if TYPE_CHECKING:
     from obsidian_mcp.index.sync import SyncListener
 
 FILL_CHUNK = 500  # notes read, then written into the pending table under the index's lock, at a time
-PROMOTE_MAX = 200  # pending notes indexed at most by one search with a tag filter
+ROUND_MAX = 100  # pending notes indexed at most by one search (rounds of its limit, for tag filters)
 NAME_WEIGHT = 10.0  # the file name weighs as the index's title column does (`store.WEIGHTS`)
+_NOT_FOLLOWED = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+log = logging.getLogger("obsidian_mcp.index")
 
 
 def pending_text(text: str) -> str:
@@ -53,20 +61,46 @@ def pending_text(text: str) -> str:
     span = split_frontmatter(text)
     if span is None:
         return text
-    return frontmatter_column(text) + "\n" + text[span.end :]
+    return frontmatter_column(text, span) + "\n" + text[span.end :]
+
+
+def _raw(vault: Vault, info: NoteInfo) -> bytes | None:
+    """The bytes of a listed note, None when gone or refused. The plain path is opened without
+    following a last symlink (the listing already left out the folders leading outside); a note
+    that is a symlink is checked as the build checks it (`Vault.listed_location`). The text is only
+    matched, never shown: a hit is indexed, through the build's checks, before it is returned."""
+    try:
+        fd = os.open(os.path.join(vault.root, info.rel), _NOT_FOLLOWED)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            return None
+        try:
+            return read_bytes(vault.listed_location(info.rel))
+        except (OSError, VaultError):
+            return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        return handle.read()
 
 
 class PendingNotes:
-    """The raw text of the notes a build is still to write (see the module docstring). Used under
-    the index's lock only, but for `read`, which touches no shared state."""
+    """The raw text of the notes a build is still to write (see the module docstring), in a
+    contentless FTS5 table: the paths are kept here, a note written since is only forgotten here
+    (FTS5 3.40 cannot delete from a contentless table; its rows stay until the build ends). Used
+    under the index's lock only, but for `read`, which touches no shared state."""
 
     def __init__(self) -> None:
         self._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         self._conn.execute(
-            "CREATE VIRTUAL TABLE pending USING fts5(path UNINDEXED, name, text, "
-            "tokenize='unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE pending USING fts5(name, text, content='', tokenize='unicode61 remove_diacritics 2')"
         )
-        self._infos: dict[str, tuple[int, NoteInfo]] = {}  # path -> (rowid, the note as listed)
+        # no merging of segments while filling: twice as fast, and a few dozen segments search fast
+        self._conn.execute("INSERT INTO pending(pending, rank) VALUES ('automerge', 0)")
+        self._rows: dict[int, NoteInfo] = {}  # rowid -> the note as listed, while pending
+        self._rowids: dict[str, int] = {}  # path -> rowid, while pending
+        self._next = 1  # the next rowid: never reused, forgotten rows stay in the table
+        self.caught_up: set[tuple[str, str, int]] = set()  # (expression, folder, best) searched so far
         self.filled = 0  # notes put in so far
         self.ready = False  # every note the build is to read was put in (or written already)
 
@@ -75,58 +109,74 @@ class PendingNotes:
         """The searchable text of each note (without the lock); a note gone or refused is left out."""
         out = []
         for info in infos:
-            try:
-                data = read_bytes(vault.listed_location(info.rel))
-            except (OSError, VaultError):
-                continue
-            out.append((info, pending_text(data.decode("utf-8", errors="replace").removeprefix("\ufeff"))))
+            data = _raw(vault, info)
+            if data is not None:
+                out.append((info, pending_text(data.decode("utf-8", errors="replace").removeprefix("\ufeff"))))
         return out
 
     def add(self, read: Sequence[tuple[NoteInfo, str]], written: Container[str]) -> None:
         """Put in notes `read` returned, but those in `written` (indexed since they were read)."""
+        fresh = [(info, text) for info, text in read if info.rel not in written and info.rel not in self._rowids]
+        rows = [(self._next + at, stem(info.rel), text) for at, (info, text) in enumerate(fresh)]
         self._conn.execute("BEGIN")
-        for info, text in read:
-            if info.rel in written or info.rel in self._infos:
-                continue
-            cursor = self._conn.execute(
-                "INSERT INTO pending(path, name, text) VALUES (?, ?, ?)", (info.rel, stem(info.rel), text)
-            )
-            assert cursor.lastrowid is not None
-            self._infos[info.rel] = (cursor.lastrowid, info)
-        self._conn.execute("COMMIT")
+        try:
+            self._conn.executemany("INSERT INTO pending(rowid, name, text) VALUES (?, ?, ?)", rows)
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        for (rowid, _, _), (info, _) in zip(rows, fresh, strict=True):
+            self._rows[rowid] = info
+            self._rowids[info.rel] = rowid
+        self._next += len(rows)
         self.filled += len(read)
 
     def discard(self, rels: Iterable[str]) -> None:
         """These notes were written into the index (or are gone): they are no longer pending."""
-        rowids = [entry[0] for entry in (self._infos.pop(rel, None) for rel in rels) if entry is not None]
-        if rowids:
-            self._conn.executemany("DELETE FROM pending WHERE rowid = ?", [(rowid,) for rowid in rowids])
+        for rel in rels:
+            rowid = self._rowids.pop(rel, None)
+            if rowid is not None:
+                del self._rows[rowid]
 
     def changed(self, info: NoteInfo) -> bool:
         """Whether a pending note is listed now with another mtime or size than when it was put in."""
-        entry = self._infos.get(info.rel)
-        return entry is not None and (entry[1].mtime != info.mtime or entry[1].size != info.size)
+        rowid = self._rowids.get(info.rel)
+        if rowid is None:
+            return False
+        known = self._rows[rowid]
+        return known.mtime != info.mtime or known.size != info.size
 
-    def matches(self, match: str, folder_rel: str, limit: int) -> list[NoteInfo]:
-        """The best `limit` pending notes matching the FTS5 expression `match` under `folder_rel`."""
-        where, params = folder_clause(folder_rel, "path")
-        rows = self._conn.execute(
-            f"SELECT path FROM pending WHERE pending MATCH ? AND {where} "
-            f"ORDER BY bm25(pending, 0.0, {NAME_WEIGHT}, 1.0) LIMIT ?",
-            [match, *params, limit],
-        )
-        return [self._infos[row[0]][1] for row in rows]
+    def best(self, match: str, folder_rel: str, limit: int) -> list[NoteInfo]:
+        """The best `limit` pending notes matching the FTS5 expression `match` under `folder_rel`
+        (BM25 over the file name and the raw text); forgotten rows are skipped, asking for more."""
+        prefix = folder_rel + "/" if folder_rel else ""
+        wanted = 2 * limit + 16
+        while True:
+            rows = self._conn.execute(
+                f"SELECT rowid FROM pending WHERE pending MATCH ? ORDER BY bm25(pending, {NAME_WEIGHT}, 1.0) LIMIT ?",
+                (match, wanted),
+            ).fetchall()
+            live = [self._rows[rowid] for (rowid,) in rows if rowid in self._rows]
+            chosen = [info for info in live if info.rel.startswith(prefix)][:limit]
+            if len(chosen) == limit or len(rows) < wanted:
+                return chosen
+            wanted *= 4
 
     def count(self, match: str, folder_rel: str) -> int:
-        where, params = folder_clause(folder_rel, "path")
-        row = self._conn.execute(f"SELECT count(*) FROM pending WHERE pending MATCH ? AND {where}", [match, *params])
-        return int(row.fetchone()[0])
+        """How many pending notes under `folder_rel` match `match`."""
+        prefix = folder_rel + "/" if folder_rel else ""
+        rows = self._conn.execute("SELECT rowid FROM pending WHERE pending MATCH ?", (match,))
+        known = self._rows
+        if not prefix:
+            return sum(1 for (rowid,) in rows if rowid in known)
+        return sum(1 for (rowid,) in rows if (info := known.get(rowid)) is not None and info.rel.startswith(prefix))
 
     def __len__(self) -> int:
-        return len(self._infos)
+        return len(self._rows)
 
     def close(self) -> None:
-        self._infos.clear()
+        self._rows.clear()
+        self._rowids.clear()
         self._conn.close()
 
 
@@ -158,14 +208,43 @@ class Unindexed:
         self._listeners = listeners
 
     def catch_up(self, match: str, folder_rel: str, keys: Sequence[str], best: int) -> int:
-        """Index now the best `best` pending notes matching `match` (every one up to `PROMOTE_MAX`
-        with tag filters, whose real tags only the index knows); returns how many other pending
-        notes match, to add to the search's total."""
+        """Index now the best `best` pending notes matching `match`, and with tag filters, whose
+        real tags only the index knows, more rounds of them until `best` of those indexed have the
+        tags (at most `ROUND_MAX` notes). Once per build and search: asked again, the search
+        answers as it did, from the notes indexed then. Returns how many other pending notes match,
+        to add to the search's total (with tag filters: those whose text holds the tags' words)."""
         narrowed = with_tags(match, keys)
-        found = self._pending.matches(narrowed, folder_rel, max(best, PROMOTE_MAX) if keys else best)
-        if found:
+        pending = self._pending
+        try:
+            if (narrowed, folder_rel, best) not in pending.caught_up:
+                pending.caught_up.add((narrowed, folder_rel, best))
+                self._index_best(narrowed, folder_rel, keys, best)
+            return pending.count(narrowed, folder_rel)
+        except sqlite3.OperationalError as exc:  # an expression FTS5 refuses: the index's search says so
+            log.warning("the pending notes could not be searched", extra={"sqlite_error": str(exc)[:200]})
+            return 0
+
+    def _index_best(self, match: str, folder_rel: str, keys: Sequence[str], best: int) -> None:
+        indexed = tagged = 0
+        while indexed < ROUND_MAX:
+            found = self._pending.best(match, folder_rel, min(best, ROUND_MAX - indexed))
+            if not found:
+                return
             rels = [info.rel for info in found]
             self._build.touch(rels)
             self._pending.discard(rels)
             sync.apply(self._conn, self._vault, found, [], None, self._listeners)
-        return self._pending.count(narrowed, folder_rel)
+            indexed += len(found)
+            if not keys:
+                return
+            tagged += _having(self._conn, rels, keys)
+            if tagged >= best:
+                return
+
+
+def _having(conn: sqlite3.Connection, rels: Sequence[str], keys: Sequence[str]) -> int:
+    """How many of the notes at `rels` have every tag in `keys` (or one nested under it)."""
+    where, params = tags_clause(list(keys))
+    marks = ", ".join("?" * len(rels))
+    row = conn.execute(f"SELECT count(*) FROM notes AS n WHERE n.path IN ({marks}) AND {where}", [*rels, *params])
+    return int(row.fetchone()[0])

@@ -14,9 +14,10 @@ Which calls wait for the build. The rule: every answer is complete, unless it sa
 * Search (`during="search"`): `search_notes` answers at once, completely, once the build has put the
   notes it is still to read into its `pending` table (`index.pending`: their raw text, searchable
   without parsing; ~1 s at 10,000 notes): a search indexes the best pending matches within the call
-  and counts the rest. It waits for that at most `SEARCH_WAIT` seconds; a vault too large to read
-  in that time (well beyond 20,000 notes here) gets, meanwhile, an answer from the notes indexed or
-  pending so far with an `INDEX_BUILDING` warning (`done`, `total`) and one progress notification.
+  and counts the rest. Searches wait for that until `SEARCH_WAIT` seconds after the build began; a
+  vault too large to read in that time (beyond ~20,000 notes here) gets, meanwhile, answers from the
+  notes indexed or pending so far with an `INDEX_BUILDING` warning (`done`, `total`) and one
+  progress notification.
 * Dataview queries (`during="query"`): `query_notes` waits for the build, reporting its progress,
   when at the rate it writes batches it will end within `QUERY_WAIT` seconds (about 30,000 notes
   to read here); otherwise it answers from the notes indexed so far with `INDEX_BUILDING`.
@@ -96,7 +97,7 @@ log = logging.getLogger("obsidian_mcp.index")
 T = TypeVar("T")
 During = Literal["wait", "hint", "search", "query"]
 """What a call does while the first build runs (see the module docstring)."""
-SEARCH_WAIT = 2.5  # seconds a search waits for the build's pending notes before answering flagged
+SEARCH_WAIT = 3.0  # seconds after a build began until which searches wait for its pending notes
 QUERY_WAIT = 20.0  # seconds a Dataview query waits for the build to end before answering flagged
 DEFAULT_RESCAN_SECONDS = 2.0  # listing interval without the change feed
 FEED_RESCAN_SECONDS = 300.0  # safety listing interval while the change feed works
@@ -320,8 +321,9 @@ class VaultIndex:
         early = build.answers_early()
         if during == "hint":
             return 0.0 if early else build.early_in()
-        wait = SEARCH_WAIT if during == "search" else QUERY_WAIT
-        left = asked + wait - now
+        # a search waits for the pending notes until `SEARCH_WAIT` after the build began (then
+        # every search answers at once, flagged); a query up to `QUERY_WAIT` after it was asked
+        left = (build.started + SEARCH_WAIT if during == "search" else asked + QUERY_WAIT) - now
         if early and during == "query":
             eta = build.eta()
             if eta is not None and eta > left:

@@ -110,11 +110,17 @@ class VaultVectors:
         self._source = None  # the next `synced` opens the tables again (the file was deleted)
         self._drop_prepared()
 
-    def prepare(self) -> None:
+    def prepare(self, conn: sqlite3.Connection) -> None:
         """Load the stored vectors and the model now, on a thread of their own, while the keyword
-        index's first build runs (a restart finds them stored): the first `synced` then takes them
-        instead of loading them itself. Once per process, only with an index file (under the lock)."""
+        index's first build runs: the first `synced` then takes them instead of loading them itself.
+        Once per process, only when the index file `conn` reads holds vectors (a restart; a first
+        build leaves the cores to the keyword index). Under the index's lock."""
         if self._stopped or self._preparing is not None or self._store.location is None:
+            return
+        try:
+            if conn.execute("SELECT 1 FROM semantic_notes LIMIT 1").fetchone() is None:
+                return
+        except sqlite3.OperationalError:  # no such table: never embedded here
             return
         self._preparing = threading.Thread(target=self._prepare, name="semantic-load", daemon=True)
         self._preparing.start()
