@@ -44,7 +44,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -291,7 +292,9 @@ def rg_counts(vault: Path) -> list[int] | None:
     ]
 
 
-async def first_call(args: list[str], token: str, env: dict[str, str], expected: list[int] | None) -> FirstCall:
+@asynccontextmanager
+async def initialized(args: list[str], env: dict[str, str]) -> AsyncIterator[tuple[Any, float, float]]:
+    """A real server over stdio, initialized: (client session, when started, when `initialize` answered)."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -300,42 +303,44 @@ async def first_call(args: list[str], token: str, env: dict[str, str], expected:
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
-            ready = time.perf_counter()
-            answer = await client.call_tool("search_notes", {"query": "garden budget"})  # the tool's default mode
-            answered = time.perf_counter()
-            first = _building(_payload(answer))
-            first_complete = None
-            while first_complete is None:  # the first answers equal to ripgrep's, as a client polling sees them
-                payloads = [
-                    _payload(await client.call_tool("search_notes", {"query": query, "mode": "keyword", "limit": 100}))
-                    for query, _ in TRUTH
-                ]
-                if expected is None or all(map(_complete, payloads, expected)):
-                    first_complete = time.perf_counter() - ready
-                else:
-                    await asyncio.sleep(0.05)
-            building_ms: list[float] = []
-            complete = None
-            turn = 0
-            while True:  # until the vectors are built: warm keyword searches meanwhile, and the flags
-                query, filters, _ = QUERIES[turn % len(QUERIES)]
-                turn += 1
-                asked = time.perf_counter()
-                keyword = _payload(
-                    await client.call_tool("search_notes", {"query": query, "mode": "keyword", **filters})
-                )
-                building_ms.append((time.perf_counter() - asked) * 1000)
-                if complete is None and not keyword["warnings"]:
-                    complete = time.perf_counter() - ready
-                hybrid = _payload(await client.call_tool("search_notes", {"query": "garden budget"}))
-                if not hybrid["warnings"]:
-                    break
-                await asyncio.sleep(0.1)
-            hybrid_unflagged = time.perf_counter() - ready
-            for query, filters, _ in QUERIES[:10]:
-                await client.call_tool("search_notes", {"query": query, "mode": "keyword", **filters})
-            await asyncio.sleep(0.2)
-            rss = process_tree_rss(token)
+            yield client, started, time.perf_counter()
+
+
+async def first_call(args: list[str], token: str, env: dict[str, str], expected: list[int] | None) -> FirstCall:
+    async with initialized(args, env) as (client, started, ready):
+        answer = await client.call_tool("search_notes", {"query": "garden budget"})  # the tool's default mode
+        answered = time.perf_counter()
+        first = _building(_payload(answer))
+        first_complete = None
+        while first_complete is None:  # the first answers equal to ripgrep's, as a client polling sees them
+            payloads = [
+                _payload(await client.call_tool("search_notes", {"query": query, "mode": "keyword", "limit": 100}))
+                for query, _ in TRUTH
+            ]
+            if expected is None or all(map(_complete, payloads, expected)):
+                first_complete = time.perf_counter() - ready
+            else:
+                await asyncio.sleep(0.05)
+        building_ms: list[float] = []
+        complete = None
+        turn = 0
+        while True:  # until the vectors are built: warm keyword searches meanwhile, and the flags
+            query, filters, _ = QUERIES[turn % len(QUERIES)]
+            turn += 1
+            asked = time.perf_counter()
+            keyword = _payload(await client.call_tool("search_notes", {"query": query, "mode": "keyword", **filters}))
+            building_ms.append((time.perf_counter() - asked) * 1000)
+            if complete is None and not keyword["warnings"]:
+                complete = time.perf_counter() - ready
+            hybrid = _payload(await client.call_tool("search_notes", {"query": "garden budget"}))
+            if not hybrid["warnings"]:
+                break
+            await asyncio.sleep(0.1)
+        hybrid_unflagged = time.perf_counter() - ready
+        for query, filters, _ in QUERIES[:10]:
+            await client.call_tool("search_notes", {"query": query, "mode": "keyword", **filters})
+        await asyncio.sleep(0.2)
+        rss = process_tree_rss(token)
     return FirstCall(
         initialize_ms=(ready - started) * 1000,
         first_call_ms=(answered - ready) * 1000,
@@ -351,21 +356,13 @@ async def first_call(args: list[str], token: str, env: dict[str, str], expected:
 async def restart_call(args: list[str], env: dict[str, str]) -> Restart:
     """A hybrid search right after `initialize` of a server whose index is stored and up to date,
     then again without pause until an answer carries no warning."""
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(command=UV, args=["run", "--quiet", *args], env=env, cwd=str(REPO))
-    started = time.perf_counter()
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
-            ready = time.perf_counter()
-            first = _payload(await client.call_tool("search_notes", {"query": "garden budget"}))
-            answered = time.perf_counter()
-            payload = first
-            while payload["warnings"]:
-                payload = _payload(await client.call_tool("search_notes", {"query": "garden budget"}))
-            unflagged = time.perf_counter()
+    async with initialized(args, env) as (client, started, ready):
+        first = _payload(await client.call_tool("search_notes", {"query": "garden budget"}))
+        answered = time.perf_counter()
+        payload = first
+        while payload["warnings"]:
+            payload = _payload(await client.call_tool("search_notes", {"query": "garden budget"}))
+        unflagged = time.perf_counter()
     return Restart(
         initialize_ms=(ready - started) * 1000,
         first_hybrid_ms=(answered - ready) * 1000,
@@ -539,6 +536,7 @@ def main() -> None:
     rows.append(("RSS obsidian-mcp, built, after warm search", f"{ours / 1024:.1f} MB", ""))
     rows.append(("RSS bare MCPServer", f"{bare / 1024:.1f} MB", ""))
     rows.append(("RSS ratio", f"{ours / bare:.2f}×" if bare else "n/a", "< 1.5×"))
+    print(f"\n(cores: {os.cpu_count()}; load average at the end: {os.getloadavg()[0]:.2f})")
     print()
     print("| measure | result | target |")
     print("|---|---|---|")

@@ -241,9 +241,10 @@ def test_a_search_answers_flagged_only_when_the_pending_notes_cannot_be_read_in_
     try:
         index.start()
         assert added.wait(DEADLINE)
-        flagged = found(index, "lighthouse")
+        seen: list[tuple[int, int]] = []
+        flagged = search.search_notes(index, "lighthouse", limit=100, progress=lambda d, t: seen.append((d, t)))
         assert building(flagged) == (pending.FILL_CHUNK, NOTES)  # searchable so far: the first chunk
-        assert flagged.total == pending.FILL_CHUNK
+        assert flagged.total == pending.FILL_CHUNK and seen == [(pending.FILL_CHUNK, NOTES)]
     finally:
         release.set()
     assert until_built(index).total == NOTES

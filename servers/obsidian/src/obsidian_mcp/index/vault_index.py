@@ -302,8 +302,9 @@ class VaultIndex:
                 build = self._begin_build()
             timeout = self._goes_ahead(build, during, asked)
             if timeout == 0.0:
-                if during != "search" or build.searchable() is not None:
-                    self._report([build.progress], progress)
+                reached = build.searchable() if during == "search" else build.progress
+                if reached is not None:  # an answer from part of the notes: say how far, once
+                    self._report([reached], progress)
                 return build
             if build is not joined:
                 joined, seen = build, max(0, len(build.points) - 1)  # from where the build is now
