@@ -223,6 +223,7 @@ class Build:
         while pending:
             batch = pending.popleft()
             reads = self._read(batch)
+            index.calls_first()
             with index.lock:
                 conn = self._connection(epoch)
                 fresh = [read for read in reads if self._touched.get(read.info.rel, 0) <= batch.generation]
@@ -270,6 +271,7 @@ class Build:
                 if at + 1 < len(chunks):
                     reading = reader.submit(PendingNotes.read, self.index.vault, chunks[at + 1])
                 self._check()
+                self.index.calls_first()
                 with self.index.lock:
                     self._connection(epoch)
                     pending.add(read, self._touched)

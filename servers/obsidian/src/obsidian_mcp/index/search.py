@@ -443,13 +443,13 @@ def _by_meaning(snapshot: Snapshot, vectors: VaultVectors, asked: _Asked) -> Sea
         hits = [_meaning_hit(hit, names[hit.path][1], hit.score, hit.path in worded) for hit in semantic[: asked.limit]]
         return SearchResult(results=hits, total=len(semantic), warnings=found)
 
-    rest = _catch_up(snapshot, asked.query, asked.folder_rel, asked.keys, asked.depth)
+    rest = _catch_up(snapshot, asked.query, asked.folder_rel, asked.keys, asked.limit)  # those shown
     keyword, keyword_total, keyword_names = _keyword_ranking(conn, asked.query, asked, found)
     keyword_total += rest
     names.update(keyword_names)
     fallback: list[tuple[str, float]] = []
     if fallback_query is not None and needs_fallback(keyword_total):
-        _catch_up(snapshot, fallback_query, asked.folder_rel, asked.keys, asked.depth)
+        _catch_up(snapshot, fallback_query, asked.folder_rel, asked.keys, asked.limit)
         fallback, _, fallback_names = _keyword_ranking(conn, fallback_query, asked, found, count=False)
         names.update(fallback_names)
     else:

@@ -98,6 +98,7 @@ T = TypeVar("T")
 During = Literal["wait", "hint", "search", "query"]
 """What a call does while the first build runs (see the module docstring)."""
 SEARCH_WAIT = 3.0  # seconds after a build began until which searches wait for its pending notes
+CALLS_FIRST_SECONDS = 0.5  # the longest the build lets waiting calls go first, before each batch
 QUERY_WAIT = 20.0  # seconds a Dataview query waits for the build to end before answering flagged
 DEFAULT_RESCAN_SECONDS = 2.0  # listing interval without the change feed
 FEED_RESCAN_SECONDS = 300.0  # safety listing interval while the change feed works
@@ -144,6 +145,8 @@ class VaultIndex:
         self.rescan_seconds = rescan_seconds
         self.feed: ChangeFeed | None = ChangeFeed() if watch else None
         self.lock = threading.Condition()  # the one lock; notified whenever the build progresses
+        self._waiting = 0  # calls waiting for the lock: the build lets them go first (`calls_first`)
+        self._waiting_lock = threading.Lock()
         self.epoch = 0  # grows whenever the database starts over or is replaced: a build lists again
         self._workers = default_workers() if workers is None else workers
         self._feed_started = False
@@ -182,7 +185,11 @@ class VaultIndex:
         self.vault.check_available()
         asked = time.monotonic()
         failures = 0
+        with self._waiting_lock:
+            self._waiting += 1
         with self.lock:
+            with self._waiting_lock:
+                self._waiting -= 1
             while True:
                 try:
                     build = self._await_build(progress, during, asked)
@@ -220,6 +227,16 @@ class VaultIndex:
             if self.feed is not None:
                 self.feed.close()
                 self.feed = None
+
+    # -- for `index.build` ---------------------------------------------------------------------
+
+    def calls_first(self, longest: float = CALLS_FIRST_SECONDS) -> None:
+        """Before the build takes the lock for a batch (without it): let the calls waiting for the
+        lock have it first (Python's locks are not fair: the build could take it again and again),
+        for at most `longest` seconds."""
+        deadline = time.monotonic() + longest
+        while self._waiting and time.monotonic() < deadline:
+            time.sleep(0.001)
 
     # -- for `index.build`, under the lock ---------------------------------------------------------
 

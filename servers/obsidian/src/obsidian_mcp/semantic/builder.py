@@ -166,12 +166,13 @@ class SemanticBuilder:
             try:
                 if reconcile is not None:
                     todo, gone = self.index.stale(reconcile)  # loads the stored vectors
-                    self.index.embedder.embed([])  # and the model, before the first query needs it
                     with self._changed:
                         for path in gone:
                             self._pending.setdefault(path, False)
                         for path in todo:
                             self._pending.setdefault(path, True)
+                    if not todo:  # a restart: load the model before the first query needs it
+                        self.index.embedder.embed([])
                 for old, new in renames:
                     self.index.rename_note(old, new)
                 if batch:
