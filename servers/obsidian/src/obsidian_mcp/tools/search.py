@@ -52,11 +52,10 @@ def register(server: ContractServer, index: VaultIndex) -> None:
     ) -> SearchResult:
         """Search the vault's notes, best first. By default (hybrid) notes saying it in other words
         are found too, so ask in plain language; exact phrases, rare words and titles stay first.
-        Each result has the matching line (or closest passage), heading, snippet and match: words
-        (the note holds the query's words) or meaning (found by meaning alone). No result means no
-        note holds the words or is close in meaning. SEMANTIC_NOT_READY: meanings still loading,
-        every note with the words is there. INDEX_BUILDING (only huge vaults, just started): notes
-        may be missing; ask again shortly."""
+        Each result has the matching line (or closest passage), heading, snippet and match: words,
+        or meaning (found by meaning alone). No result: no note has the words or is close in
+        meaning. SEMANTIC_NOT_READY: meanings loading; notes with the words are all there.
+        INDEX_BUILDING (huge vault, just started): may miss notes."""
         return await in_worker(
             ctx, lambda report: search.search_notes(index, query, folder, tags or [], limit, report, mode)
         )
