@@ -30,7 +30,8 @@ async def test_search_tags_and_backlinks_answer_on_the_sample_vault(
         assert found.error is None, found.payload
         assert found.payload["total"] == 3
         top = found.payload["results"][0]
-        assert set(top) == {"path", "title", "score", "line", "heading", "snippet"}
+        assert set(top) == {"path", "title", "score", "line", "heading", "snippet", "match"}
+        assert top["match"] == "words"
         assert "roofing felt" in top["snippet"].lower() and top["score"] > 0
 
         tags = await session.call("list_tags", {})
@@ -177,7 +178,7 @@ async def test_read_only_mode_refuses_move_and_never_creates_daily_notes(
     assert (vault / "Inbox.md").exists() and not (vault / "Daily" / "2026-11-22.md").exists()
 
 
-async def test_a_large_vault_answers_while_its_index_builds_and_waiting_tools_report_progress(
+async def test_a_large_vault_answers_completely_while_its_index_builds_and_waiting_tools_report_progress(
     tmp_path: Path, index_env: dict[str, str]
 ) -> None:
     root = tmp_path / "big"
@@ -194,9 +195,12 @@ async def test_a_large_vault_answers_while_its_index_builds_and_waiting_tools_re
     async with running(obsidian(root), index_env) as session:
         first = await session.call("search_notes", {"query": "lighthouse", "mode": "keyword", "limit": 1})
         assert first.error is None, first.payload
-        [building] = first.payload["warnings"]  # the server builds from start-up and answers meanwhile
-        assert building["code"] == "INDEX_BUILDING" and "being built" in building["message"]
-        assert building["total"] == 3000 and first.payload["total"] == building["done"] < 3000
+        assert first.payload["warnings"] == [] and first.payload["total"] == 3000  # complete from the first call
+        last = await session.call("search_notes", {"query": "lighthouse 2999", "mode": "keyword"})
+        assert [hit["path"] for hit in last.payload["results"]] == ["area 19/note 2999.md"]
+        hybrid = await session.call("search_notes", {"query": "topic36 lighthouse"})
+        assert hybrid.payload["total"] >= 81 and {hit["match"] for hit in hybrid.payload["results"]} == {"words"}
+        assert "INDEX_BUILDING" not in [warning["code"] for warning in hybrid.payload["warnings"]]
 
         result = await session.client.call_tool("list_tags", {}, progress_callback=on_progress)
         assert isinstance(result.content[0], TextContent)

@@ -1,5 +1,6 @@
 """obsidian-mcp's search by meaning through real stdio: `search_notes` modes, `similar_notes`, each
-error code they can return, and the `INDEX_BUILDING` warning while a large vault is embedded."""
+error code they can return, no results for words found nowhere, and the `SEMANTIC_NOT_READY`
+warning while a large vault is embedded."""
 
 from __future__ import annotations
 
@@ -27,11 +28,16 @@ async def test_modes_and_similar_notes_answer_on_the_sample_vault(vault: Path, i
         assert REFUNDS in [hit["path"] for hit in hybrid.payload["results"]]
         assert hybrid.payload["warnings"] == []  # a small vault is embedded before the answer
         for hit in hybrid.payload["results"]:
-            assert set(hit) == {"path", "title", "score", "line", "heading", "snippet"} and hit["snippet"]
+            assert set(hit) == {"path", "title", "score", "line", "heading", "snippet", "match"} and hit["snippet"]
+        assert {hit["match"] for hit in hybrid.payload["results"]} == {"words", "meaning"}
 
         semantic = await session.call("search_notes", {"query": QUESTION, "mode": "semantic", "limit": 3})
         assert semantic.error is None and semantic.payload["results"][0]["path"] == REFUNDS, semantic.payload
         assert 0 < semantic.payload["results"][0]["score"] <= 1
+
+        for mode in ("hybrid", "keyword", "semantic"):  # a made-up word: no note has it, none is close in meaning
+            nothing = await session.call("search_notes", {"query": "xylophonecanary", "mode": mode})
+            assert nothing.payload == {"results": [], "total": 0, "warnings": []}, (mode, nothing.payload)
 
         needle = await session.call("search_notes", {"query": '"fractional-index approach"'})
         assert needle.payload["results"][0]["path"] == "Projects/Meeting Notes.md"
@@ -94,11 +100,11 @@ async def test_search_by_meaning_says_while_a_large_vault_is_embedded(
         body = f"# Note {n}\n\nNotes about the harbour crane number {n} and its maintenance.\n"
         (folder / f"note {n}.md").write_text(body, encoding="utf-8")
     async with running(obsidian(root), index_env) as session:
-        first = await session.call("search_notes", {"query": "lifting equipment at the port", "limit": 5})
+        first = await session.call("search_notes", {"query": "crane maintenance", "limit": 5})
         assert first.error is None, first.payload
-        [building] = first.payload["warnings"]
-        assert building["code"] == "INDEX_BUILDING" and 0 <= building["done"] <= building["total"]
-        assert "being built" in building["message"]
+        [building] = first.payload["warnings"]  # never INDEX_BUILDING: every note with the words is there
+        assert building["code"] == "SEMANTIC_NOT_READY" and 0 <= building["done"] <= building["total"]
+        assert first.payload["total"] == 600 and {hit["match"] for hit in first.payload["results"]} == {"words"}
         keyword = await session.call("search_notes", {"query": "crane 417", "mode": "keyword"})
         assert keyword.payload["warnings"] == [] and keyword.payload["results"][0]["path"] == "area 7/note 417.md"
         with anyio.fail_after(120):
@@ -106,6 +112,6 @@ async def test_search_by_meaning_says_while_a_large_vault_is_embedded(
                 answer = await session.call("search_notes", {"query": "lifting equipment at the port", "limit": 5})
                 if not answer.payload["warnings"]:
                     break
-                assert [w["code"] for w in answer.payload["warnings"]] == ["INDEX_BUILDING"]
+                assert [w["code"] for w in answer.payload["warnings"]] == ["SEMANTIC_NOT_READY"]
                 await anyio.sleep(0.2)
         assert len(answer.payload["results"]) == 5

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,7 +27,7 @@ import anyio.to_thread
 import pytest
 from mcp import Client
 from mcp_types import TextContent
-from obsidian_mcp.index import build, search, sync, tags, vault_index
+from obsidian_mcp.index import build, pending, search, sync, tags, vault_index
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.dql import query_notes
 from obsidian_mcp.index.pages import VaultPages
@@ -149,14 +149,11 @@ def building(result: SearchResult) -> tuple[int, int] | None:
 
 
 def until_built(index: VaultIndex) -> SearchResult:
-    """Search until the answer no longer says the index is being built (polled, with a deadline)."""
-    deadline = time.monotonic() + DEADLINE
-    while True:
-        result = found(index, "lighthouse")
-        if building(result) is None:
-            return result
-        assert time.monotonic() < deadline, "the build never finished"
-        time.sleep(0.02)
+    """Wait for the build (a call that waits for it, as `list_tags` does), then search."""
+    index.run(lambda snapshot: None)
+    result = found(index, "lighthouse")
+    assert building(result) is None
+    return result
 
 
 def build_threads() -> list[threading.Thread]:
@@ -172,32 +169,85 @@ def build_threads() -> list[threading.Thread]:
 # -- answering during the build ---------------------------------------------------------------------
 
 
-def test_a_search_during_the_build_answers_from_what_is_indexed_then_completely(
-    make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
+PLANTED = {2: "F02", 14: "F02", 7: "F07", 500: "F08", NOTES - 1: "F11"}  # indexed (F00-F03) and not
+
+
+def plant(root: Path) -> None:
+    """A cormorant in notes of the part the gate lets the build index, and of the rest."""
+    for n in PLANTED:
+        path = root / rel(n)
+        put(path, text(n, " A cormorant sings at dawn."))
+        os.utime(path, (PAST, PAST))
+
+
+def shown(result: SearchResult) -> dict[str, dict[str, Any]]:
+    """Each hit's fields by path, all but the score (BM25 weighs a term by the notes indexed)."""
+    return {hit.path: hit.model_dump(exclude={"score"}) for hit in result.results}
+
+
+def test_a_search_during_the_build_finds_every_note_indexed_or_not(
+    root: Path, make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert NOTES >= build.PARTIAL_MIN  # large enough to answer during the build
+    plant(root)
     gate = Gate(monkeypatch)
     index = make_index()
     index.start()
     gate.wait()
     seen: list[tuple[int, int]] = []
-    partial = search.search_notes(index, "lighthouse", limit=100, progress=lambda d, t: seen.append((d, t)))
-    assert building(partial) == (400, NOTES)
-    assert partial.total == 400 and all(
-        hit.path.startswith(("F00/", "F01/", "F02/", "F03/")) for hit in partial.results
-    )
-    assert seen == [(400, NOTES)]  # the progress notification sent with the partial answer
-    keyword = search.search_notes(index, "code7x", mode="keyword")
-    assert building(keyword) == (400, NOTES) and keyword.total == 0  # not indexed yet: missing, and said so
-    hybrid = search.search_notes(index, "code1x", mode="hybrid")
-    assert building(hybrid) == (400, NOTES)  # the vectors come after: one warning, for the keyword build
-    assert [hit.path for hit in hybrid.results] == [rel(1)]
+    during = search.search_notes(index, "cormorant", limit=100, progress=lambda d, t: seen.append((d, t)))
+    assert during.warnings == [] and seen == []  # complete: no INDEX_BUILDING, nothing to wait for
+    assert {hit.path for hit in during.results} == {rel(n) for n in PLANTED} and during.total == len(PLANTED)
+    assert all(hit.score > 0 and hit.match == "words" and hit.line == 3 for hit in during.results)
+    assert found(index, "lighthouse").total == NOTES  # a common word: every note counted, indexed or not
+    for n in (3, 7, NOTES - 2):  # a word of one note, in the indexed part and in the rest
+        assert [hit.path for hit in search.search_notes(index, f"code{n}x", mode="keyword").results] == [rel(n)]
+    tagged = search.search_notes(index, "cormorant", tags=["shift2"], limit=100)
+    assert {hit.path for hit in tagged.results} == {rel(2), rel(7)} and tagged.total == 2
+    in_folder = search.search_notes(index, "cormorant", folder="F08", limit=100)
+    assert [hit.path for hit in in_folder.results] == [rel(500)] and in_folder.total == 1
+    hybrid = search.search_notes(index, "cormorant", limit=100, mode="hybrid")
+    assert [w.code for w in hybrid.warnings] == ["SEMANTIC_NOT_READY"]  # the vectors come after the build
+    assert shown(hybrid) == shown(during)
 
     gate.release()
     complete = until_built(index)
     assert complete.total == NOTES and complete.warnings == []
-    assert found_paths(index, f"code{NOTES - 1}x") == {rel(NOTES - 1)}
+    after = search.search_notes(index, "cormorant", limit=100)
+    assert shown(after) == shown(during) and after.total == len(PLANTED)  # the same fields as once built
     assert build_threads() == []
+
+
+def test_a_search_answers_flagged_only_when_the_pending_notes_cannot_be_read_in_time(
+    make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_index, "SEARCH_WAIT", 0.0)  # a vault too large to read in time, in effect
+    added = threading.Event()  # the first chunk of pending notes is searchable
+    release = threading.Event()
+    real_read, real_add = pending.PendingNotes.read, pending.PendingNotes.add
+
+    def held(vault: Vault, infos: Sequence[NoteInfo]) -> list[tuple[NoteInfo, str]]:
+        if infos[0].rel > rel(0):  # every chunk but the first waits
+            assert release.wait(DEADLINE)
+        return real_read(vault, infos)
+
+    def add(self: pending.PendingNotes, read: Sequence[tuple[NoteInfo, str]], written: Any) -> None:
+        real_add(self, read, written)
+        added.set()
+
+    monkeypatch.setattr(pending.PendingNotes, "read", staticmethod(held))
+    monkeypatch.setattr(pending.PendingNotes, "add", add)
+    index = make_index()
+    try:
+        index.start()
+        assert added.wait(DEADLINE)
+        seen: list[tuple[int, int]] = []
+        flagged = search.search_notes(index, "lighthouse", limit=100, progress=lambda d, t: seen.append((d, t)))
+        assert building(flagged) == (pending.FILL_CHUNK, NOTES)  # searchable so far: the first chunk
+        assert flagged.total == pending.FILL_CHUNK and seen == [(pending.FILL_CHUNK, NOTES)]
+    finally:
+        release.set()
+    assert until_built(index).total == NOTES
 
 
 def test_a_small_build_is_waited_for_even_in_the_background(tmp_path: Path, opened: list[VaultIndex]) -> None:
@@ -211,9 +261,44 @@ def test_a_small_build_is_waited_for_even_in_the_background(tmp_path: Path, open
     assert result.total == 50 and result.warnings == []
 
 
-def test_query_notes_answers_during_the_build_with_the_warning(
+def test_query_notes_waits_for_a_build_that_ends_in_time_with_progress(
     make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    gate = Gate(monkeypatch)
+    index = make_index()
+    pages = VaultPages(index)
+    index.start()
+    gate.wait()
+    waiting = threading.Event()
+    real = VaultIndex._goes_ahead
+
+    def spied(self: VaultIndex, *args: Any) -> float | None:
+        later = real(self, *args)
+        if later != 0.0:
+            waiting.set()
+        return later
+
+    monkeypatch.setattr(VaultIndex, "_goes_ahead", spied)
+    seen: list[tuple[int, int]] = []
+    answers: list[Any] = []
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            query_notes(pages, "LIST FROM #shift0", limit=1000, progress=lambda d, t: seen.append((d, t)))
+        )
+    )
+    thread.start()
+    assert waiting.wait(DEADLINE)  # the build will end in time: the query waits for it
+    gate.release()
+    thread.join(DEADLINE)
+    [complete] = answers
+    assert complete.total == NOTES // 5 and complete.warnings == []
+    assert (NOTES, NOTES) in seen  # and told how far the build got meanwhile
+
+
+def test_query_notes_answers_flagged_when_the_build_cannot_end_in_time(
+    make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_index, "QUERY_WAIT", 0.0)
     gate = Gate(monkeypatch)
     index = make_index()
     pages = VaultPages(index)
@@ -244,8 +329,8 @@ def test_notes_changed_by_another_program_during_the_build_are_never_stale(
         put(root / rel(n), text(n, " An osprey dives."))
     put(root / "New" / "fresh.md", "An osprey nests here.\n")
     during = found(index, "osprey")
-    assert building(during) is not None
-    assert {rel(0), rel(4), "New/fresh.md"} <= {hit.path for hit in during.results}
+    assert building(during) is None  # complete during the build
+    assert {hit.path for hit in during.results} == {rel(0), rel(4), rel(10), "New/fresh.md"}
     assert found(index, "code0x").total == 1  # the indexed note, with its new text
 
     gate.release()  # the build now writes batch 3, read before note 4 changed
@@ -405,7 +490,7 @@ async def serving(vault: Path, index_dir: Path) -> AsyncIterator[tuple[Client, A
 
 
 @pytest.mark.anyio
-async def test_the_server_started_answers_a_search_during_the_build_with_progress(
+async def test_the_server_started_answers_a_search_during_the_build_completely(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: list[VaultIndex]
 ) -> None:
     monkeypatch.setattr(vault_index, "open_pool", lambda vault, workers: None)  # read where the gate is
@@ -423,10 +508,12 @@ async def test_the_server_started_answers_a_search_during_the_build_with_progres
         assert isinstance(content, TextContent) and not result.is_error
         payload = json.loads(content.text)
         assert [hit["path"] for hit in payload["results"]][:1] == [rel(3)]
-        [warning] = payload["warnings"]
-        assert warning["code"] == "INDEX_BUILDING" and (warning["done"], warning["total"]) == (400, NOTES)
-        assert "being built" in warning["message"]
-        assert seen == [(400, NOTES)]
+        assert payload["results"][0]["match"] == "words"
+        assert [warning["code"] for warning in payload["warnings"]] == ["SEMANTIC_NOT_READY"]
+        assert seen == []  # nothing waited for
+        rest = await client.call_tool("search_notes", {"query": f"lighthouse code{NOTES - 1}x", "mode": "keyword"})
+        assert rest.structured_content is not None and rest.structured_content["warnings"] == []
+        assert [hit["path"] for hit in rest.structured_content["results"]] == [rel(NOTES - 1)]  # not indexed yet
         gate.release()
 
 

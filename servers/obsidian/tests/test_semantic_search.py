@@ -1,7 +1,8 @@
 """Search by meaning wired into the server, in process through the SDK's in-memory client: the
-`search_notes` modes over the evaluation set, `similar_notes`, `INDEX_BUILDING` while the vectors
-are built, freshness after edits by another program, and the vectors' life beside the keyword
-index (moves, warm starts, a database that starts over, notes the index leaves out).
+`search_notes` modes over the evaluation set, no results for words found nowhere, `match` on every
+hit, `SEMANTIC_NOT_READY` while the vectors are built (none after a restart), freshness after edits
+by another program, and the vectors' life beside the keyword index (moves, warm starts, a database
+that starts over, notes the index leaves out).
 
 The evaluation set (tests/fixtures/search_eval.json) runs on a copy of examples/vault with the real
 model; the mechanics use `HashingEmbedder` (instant, no model) and wait on the builder itself.
@@ -112,6 +113,46 @@ async def test_hybrid_finds_what_questions_in_other_words_ask_for(reader: Client
     ] == 0
 
 
+MADE_UP = ["xylophonecanary", "blorptangle", "quenzivort", "where is my snargleflap", "vextromium zorbulous"]
+
+
+async def test_words_found_nowhere_and_close_in_meaning_to_nothing_answer_nothing(reader: Client) -> None:
+    for query in MADE_UP:
+        for mode in ("hybrid", "keyword", "semantic"):
+            answer = await call(reader, "search_notes", {"query": query, "mode": mode})
+            assert answer == {"results": [], "total": 0, "warnings": []}, (query, mode, answer["results"][:3])
+
+
+async def test_every_hit_says_whether_its_words_or_its_meaning_matched(reader: Client) -> None:
+    question = "how do I get my money back after buying"
+    for mode in ("hybrid", "keyword", "semantic"):
+        for query in (question, "roofing felt", "refund"):
+            answer = await call(reader, "search_notes", {"query": query, "mode": mode})
+            assert all(hit["match"] in ("words", "meaning") for hit in answer["results"]), (mode, query)
+    keyword = set(paths(await call(reader, "search_notes", {"query": "refund", "mode": "keyword", "limit": 100})))
+    for mode in ("hybrid", "semantic"):
+        answer = await call(reader, "search_notes", {"query": "refund", "mode": mode, "limit": 50})
+        for hit in answer["results"]:  # "words": the note holds the word (or, by prefix, refunds, refunded)
+            assert (hit["match"] == "words") == (hit["path"] in keyword or "refund" in hit["snippet"].lower()), hit
+    hybrid = await call(reader, "search_notes", {"query": question, "limit": 20})
+    assert "meaning" in {hit["match"] for hit in hybrid["results"]}  # a question finds notes in other words
+
+
+async def test_a_private_word_only_an_excluded_note_holds_answers_nothing(tmp_path: Path) -> None:
+    vault = sample_copy(tmp_path)
+    (vault / "Private").mkdir()
+    (vault / "Private" / "Diary.md").write_text("# Diary\n\nThe code word is quenzivortal.\n", encoding="utf-8")
+    config = Config(vault=vault, index_dir=tmp_path / "index", exclude=("Private/",))
+    assembled = assemble(config)
+    try:
+        async with Client(assembled.server, mode="legacy") as client:
+            for mode in ("hybrid", "keyword", "semantic"):
+                answer = await call(client, "search_notes", {"query": "quenzivortal", "mode": mode})
+                assert answer["results"] == [] and answer["total"] == 0, (mode, answer)
+    finally:
+        assembled.index.close()
+
+
 async def test_needles_and_exact_phrases_stay_first(reader: Client) -> None:
     for needle in EVAL["needles"]:
         answer = await call(reader, "search_notes", {"query": needle["query"]})
@@ -198,17 +239,22 @@ class GatedEmbedder(HashingEmbedder):
         return super().embed(texts)
 
 
-async def test_index_building_while_the_vectors_are_built_and_not_after(
+async def test_semantic_not_ready_while_the_vectors_are_built_and_nothing_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vectors, "CATCH_UP_NOTES", 0)  # never wait: the backlog stays in the background
     embedder = GatedEmbedder()
     async with serving(sample_copy(tmp_path), tmp_path / "index", embedder=embedder) as (client, assembled):
         building = await call(client, "search_notes", {"query": "refund money"})
-        assert codes(building) == ["INDEX_BUILDING"]
+        assert codes(building) == ["SEMANTIC_NOT_READY"]  # never INDEX_BUILDING: no note with the words is missing
         [warning] = building["warnings"]
         assert 0 <= warning["done"] <= warning["total"] and warning["done"] < 45
-        assert REFUNDS in paths(building)  # keywords answer meanwhile
+        assert REFUNDS in paths(building) and {hit["match"] for hit in building["results"]} == {"words"}
+        hybrid = await call(client, "search_notes", {"query": "phone"})
+        keyword_only = await call(client, "search_notes", {"query": "phone", "mode": "keyword"})
+        assert paths(hybrid) == paths(keyword_only) and keyword_only["total"] >= 3  # the complete keyword ranking
+        semantic = await call(client, "search_notes", {"query": "phone", "mode": "semantic"})
+        assert codes(semantic) == ["SEMANTIC_NOT_READY"] and paths(semantic) == paths(keyword_only)
         similar = await call(client, "similar_notes", {"path": "Home"})
         assert codes(similar) == ["INDEX_BUILDING"]
         keyword = await call(client, "search_notes", {"query": "refund money", "mode": "keyword"})
@@ -260,6 +306,16 @@ async def test_a_moved_note_is_found_at_its_new_path(tmp_path: Path) -> None:
         stored = assembled.index.vectors.index
         assert stored is not None and "Archive/Money Back.md" in stored.indexed_paths()
         assert REFUNDS not in stored.indexed_paths()
+
+
+async def test_a_restart_on_an_up_to_date_index_answers_its_first_search_unflagged(tmp_path: Path) -> None:
+    vault = sample_copy(tmp_path)
+    async with serving(vault, tmp_path / "index", embedder=HashingEmbedder()) as (client, assembled):
+        await call(client, "search_notes", {"query": "refund"})
+        assert assembled.index.vectors.wait(60)
+    async with serving(vault, tmp_path / "index", embedder=HashingEmbedder()) as (client, assembled):
+        first = await call(client, "search_notes", {"query": "refund window store purchase"})
+        assert first["warnings"] == [] and REFUNDS in paths(first)  # the stored vectors loaded, not flagged
 
 
 class CountingEmbedder(HashingEmbedder):

@@ -246,6 +246,7 @@ async def test_search_notes(reader: Client) -> None:
                     "line": 5,
                     "heading": "Inbox",
                     "snippet": "- [ ] Ask [[Jonas Weber]] whether he still has the spare roofing felt",
+                    "match": "words",
                 },
                 {
                     "path": "Daily/2026-11-23.md",
@@ -254,6 +255,7 @@ async def test_search_notes(reader: Client) -> None:
                     "line": 25,
                     "heading": "Gratitude",
                     "snippet": "- Jonas dropped off the roofing felt without being asked.",
+                    "match": "words",
                 },
                 {
                     "path": "Projects/Garden Shed.md",
@@ -262,6 +264,7 @@ async def test_search_notes(reader: Client) -> None:
                     "line": 31,
                     "heading": "Materials",
                     "snippet": "| Roofing felt | 1 roll | 0 (Jonas) |",
+                    "match": "words",
                 },
             ],
             "total": 3,

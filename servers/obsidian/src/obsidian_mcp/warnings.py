@@ -27,6 +27,7 @@ QUERY_CELL_FAILED = "QUERY_CELL_FAILED"
 QUERY_LINK_UNRESOLVED = "QUERY_LINK_UNRESOLVED"
 RECURRENCE_NOT_CREATED = "RECURRENCE_NOT_CREATED"
 INDEX_BUILDING = "INDEX_BUILDING"
+SEMANTIC_NOT_READY = "SEMANTIC_NOT_READY"
 
 
 @dataclass(frozen=True)
@@ -88,21 +89,36 @@ def semantic_unavailable() -> ToolWarning:
     )
 
 
-def index_building(done: int, total: int, *, keywords: bool = False) -> ToolWarning:
-    """An index is still being built, so notes not yet in it can be missing from the results:
-    the keyword index itself (`keywords`: `done` of `total` new or changed notes indexed since the
-    build began; both 0 while it lists the vault), or else the semantic one (`done` of `total`
-    notes embedded since its build started; both 0 while the stored vectors load)."""
-    if keywords:
-        progress = f"{done} of {total} notes" if total else "listing the vault"
-        what, again = "the search index", "ask again shortly"
-    else:
+def index_building(done: int, total: int, *, meanings: bool = False) -> ToolWarning:
+    """An index is still being built, so notes not yet in it can be missing from the results: the
+    keyword index, whose notes not yet in it could not all be searched in time (a vault far beyond
+    10,000 notes, in its first seconds: `done` of the `total` new or changed notes are searchable;
+    both 0 while it lists the vault); or, for `similar_notes` (`meanings`), the index of meanings
+    (`done` of `total` notes embedded; both 0 while the stored vectors load)."""
+    if meanings:
         progress = f"{done} of {total} notes" if total else "loading"
-        what, again = "the index of meanings", "search again shortly"
+        what = "the index of meanings"
+    else:
+        progress = f"{done} of {total} notes" if total else "listing the vault"
+        what = "the search index"
     return ToolWarning(
         code=INDEX_BUILDING,
         message=f"{what} is still being built ({progress}); notes not yet in it can be missing "
-        f"from these results: {again} for complete results",
+        "from these results: ask again shortly for complete results",
+        done=done,
+        total=total,
+    )
+
+
+def semantic_not_ready(done: int, total: int) -> ToolWarning:
+    """Search by meaning is not ready yet (its vectors are being built or loaded: `done` of `total`
+    notes embedded, both 0 before it starts): the answer holds every note with the query's words,
+    ranked by them, and what is embedded so far, so notes saying it in other words may be missing."""
+    progress = f"{done} of {total} notes embedded" if total else "starting"
+    return ToolWarning(
+        code=SEMANTIC_NOT_READY,
+        message=f"search by meaning is not ready yet ({progress}): every note with the query's words is here, "
+        "but notes saying it in other words can be missing; search again shortly for those",
         done=done,
         total=total,
     )

@@ -37,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import CancelledError, Future
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.at_exit import stop_at_exit
+from obsidian_mcp.index.pending import FILL_CHUNK, PendingNotes
 from obsidian_mcp.index.pool import ReadPool
 from obsidian_mcp.index.progress import IndexProgress, ProgressPoints
 from obsidian_mcp.index.sync import NoteRead
@@ -93,6 +94,8 @@ class Build:
         self._generation = 0
         self._touched: dict[str, int] = {}
         self._unread: set[str] = set()  # planned, not yet handed out for reading
+        self.pending: PendingNotes | None = None  # the notes still to write, searchable (index.pending)
+        self._batches_started: float | None = None  # when the first batch was handed out
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._main, name="index-build", daemon=True)
 
@@ -116,6 +119,28 @@ class Build:
         if self.progress.listing:
             return time.monotonic() - self.started >= LISTING_WAIT
         return self.progress.total >= PARTIAL_MIN
+
+    def searchable(self) -> IndexProgress | None:
+        """None when a search can find every note now (the pending notes are all in
+        `pending`), else how far it can: notes written or pending, of the notes to read."""
+        pending = self.pending
+        if pending is not None and pending.ready:
+            return None
+        if self.progress.listing:
+            return self.progress
+        filled = pending.filled if pending is not None else 0
+        return IndexProgress(max(filled, self.progress.done), self.progress.total)
+
+    def eta(self) -> float | None:
+        """Seconds the build should still take at the rate it wrote batches so far (None: unknown yet)."""
+        if self.progress.listing or self._batches_started is None:
+            return None
+        done, total = self.progress.done, self.progress.total
+        if done >= total:
+            return 0.0
+        if done == 0:
+            return None
+        return (total - done) * (time.monotonic() - self._batches_started) / done
 
     def early_in(self) -> float | None:
         """Seconds until `answers_early` may turn true by itself (None: only a batch can change it)."""
@@ -157,15 +182,19 @@ class Build:
             if self._pool is not None:
                 self._pool.close()
             with self.index.lock:
+                self._drop_pending()
                 self.index.build_ended(self)
 
     def _pass(self) -> bool:
         """List, plan and write once; True when the index is complete, False to list again."""
         index = self.index
         with index.lock:
+            self._drop_pending()
             self._check()
             conn = index.connect()
             epoch = index.epoch
+            if index.background:
+                index.vectors.prepare(conn)  # the stored vectors load meanwhile (see index.vectors)
             index.start_feed()
             listed_from = self._generation
             self.relist = False
@@ -184,17 +213,24 @@ class Build:
             self._unread = {info.rel for info in todo}
             batches = (todo[at : at + sync.BATCH] for at in range(0, len(todo), sync.BATCH))
             pending: deque[_Batch] = deque()
+            self._batches_started = time.monotonic()
             self._hand_out(conn, batches, pending)
+            if index.background and len(todo) >= PARTIAL_MIN:
+                self.pending = PendingNotes()
             self._publish(IndexProgress(0, len(todo)))
+        self._fill(todo, epoch)
         done = 0
         while pending:
             batch = pending.popleft()
             reads = self._read(batch)
+            index.calls_first()
             with index.lock:
                 conn = self._connection(epoch)
                 fresh = [read for read in reads if self._touched.get(read.info.rel, 0) <= batch.generation]
                 with _transaction(conn):
                     self.indexed += sync.write_reads(conn, fresh, index.listeners)
+                if self.pending is not None:
+                    self.pending.discard(read.info.rel for read in reads)
                 done += len(reads)
                 self._hand_out(conn, batches, pending)
                 self._publish(IndexProgress(done, len(todo)), point=True)
@@ -203,6 +239,7 @@ class Build:
             self._pool = None
         with index.lock:
             self._connection(epoch)
+            self._drop_pending()
             if self.relist:
                 return False
             index.build_done(self, listed_at, listing_seconds)
@@ -217,6 +254,36 @@ class Build:
             },
         )
         return True
+
+    def _fill(self, todo: list[NoteInfo], epoch: int) -> None:
+        """Put the raw text of every note to read into `pending`, a chunk at a time (read without
+        the lock), then mark it ready and wake the calls waiting for it."""
+        pending = self.pending
+        if pending is None:
+            return
+        chunks = [todo[at : at + FILL_CHUNK] for at in range(0, len(todo), FILL_CHUNK)]
+        # a thread reads the next chunk while this one is written (SQLite lets go of the GIL)
+        with ThreadPoolExecutor(1, thread_name_prefix="pending-read") as reader:
+            reading = reader.submit(PendingNotes.read, self.index.vault, chunks[0]) if chunks else None
+            for at in range(len(chunks)):
+                assert reading is not None
+                read = reading.result()
+                if at + 1 < len(chunks):
+                    reading = reader.submit(PendingNotes.read, self.index.vault, chunks[at + 1])
+                self._check()
+                self.index.calls_first()
+                with self.index.lock:
+                    self._connection(epoch)
+                    pending.add(read, self._touched)
+        with self.index.lock:
+            pending.ready = True
+            self.index.lock.notify_all()
+        log.info("notes searchable before they are indexed", extra={"notes": len(pending)})
+
+    def _drop_pending(self) -> None:
+        if self.pending is not None:
+            self.pending.close()
+            self.pending = None
 
     def _hand_out(self, conn: sqlite3.Connection, batches: Iterator[list[NoteInfo]], pending: deque[_Batch]) -> None:
         """Hand out batches until the readers are busy: one more than the workers, so one is always

@@ -4,7 +4,9 @@ the index's pages (`index.pages`), with the freshness of search.
 The query is parsed before anything else, so a syntax error answers at once. Then, inside
 `VaultIndex.run` (after its sync, so a note changed by any program is seen), the pages are brought
 up to date and the engine runs on them with the index's link resolution. While the index is first
-built in the background the query runs on the notes indexed so far, with `INDEX_BUILDING`. A
+built in the background the query waits for the build, reporting its progress, when it should end
+within `vault_index.QUERY_WAIT` seconds at the rate it goes; otherwise (a vault far beyond 10,000
+notes) it runs on the notes indexed so far, with `INDEX_BUILDING`. A
 query whose every row fails at one step is a `QueryError` too; it is carried out of the index's
 lock as a value, since it says nothing about the index. `_answer` is the one place the engine's
 result becomes the tool's: group member lists are left out (Dataview shows one row per group;
@@ -70,7 +72,7 @@ def query_notes(
             outcome = exc
         return _Ran(outcome, snapshot.building)
 
-    ran = pages.index.run(run, progress, partial=True)
+    ran = pages.index.run(run, progress, during="query")
     if isinstance(ran.outcome, QueryError):
         raise ran.outcome
     answer = _answer(ran.outcome)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from obsidian_mcp.structure import read_body
 from obsidian_mcp.vault.links import is_note_target, link_key, stem
-from obsidian_mcp.vault.markdown import iter_lines, parse_note, split_frontmatter
+from obsidian_mcp.vault.markdown import FrontmatterSpan, iter_lines, parse_note, split_frontmatter
 
 if TYPE_CHECKING:
     from obsidian_mcp.dataview.extract import NoteMetadata
@@ -66,8 +66,9 @@ def _trimmed(lines: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _frontmatter_column(text: str) -> str:
-    span = split_frontmatter(text)
+def frontmatter_column(text: str, span: FrontmatterSpan | None = None) -> str:
+    """The frontmatter's lines with their YAML keys dropped (`span`: where it is, if known)."""
+    span = span if span is not None else split_frontmatter(text)
     if span is None:
         return ""
     first = text.count("\n", 0, span.yaml_start)
@@ -107,7 +108,7 @@ def extract(text: str, rel: str) -> NoteRecord:
         tags=parsed.tags,
         links=links,
         body=_trimmed(body),
-        frontmatter=_frontmatter_column(text),
+        frontmatter=frontmatter_column(text),
         code=_trimmed(code),
         frontmatter_values=fm,
         body_line=before + 1,

@@ -40,12 +40,12 @@ class PathMatches:
 
 def recent_notes(index: VaultIndex, limit: int) -> list[RecentNote]:
     """The `limit` most recently modified notes, newest first, with their titles."""
-    return index.run(lambda snapshot: _recent(snapshot, limit), partial=True)
+    return index.run(lambda snapshot: _recent(snapshot, limit), during="hint")
 
 
 def matching_paths(index: VaultIndex, typed: str, limit: int) -> PathMatches:
     """The note paths matching `typed`, best first (see the module's docstring)."""
-    return index.run(lambda snapshot: rank_paths(_ages(snapshot), typed, limit), partial=True)
+    return index.run(lambda snapshot: rank_paths(_ages(snapshot), typed, limit), during="hint")
 
 
 def _recent(snapshot: Snapshot, limit: int) -> list[RecentNote]:

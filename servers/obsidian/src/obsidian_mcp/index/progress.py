@@ -30,9 +30,9 @@ class IndexProgress:
 
 
 def partial_answer(building: IndexProgress | None) -> list[ToolWarning]:
-    """The `INDEX_BUILDING` warning of an answer drawn from the part of the keyword index built so
-    far (`building`: how far; None for a complete index, which warrants none)."""
-    return [] if building is None else [warnings.index_building(building.done, building.total, keywords=True)]
+    """The `INDEX_BUILDING` warning of an answer that could search only part of the notes while the
+    keyword index is built (`building`: how far; None for a complete answer, which warrants none)."""
+    return [] if building is None else [warnings.index_building(building.done, building.total)]
 
 
 class ProgressPoints:

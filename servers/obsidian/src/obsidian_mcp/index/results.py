@@ -28,6 +28,9 @@ class SearchHit(BaseModel):
     )
     heading: str | None = Field(description="the heading the matching line is under, if any")
     snippet: str = Field(description="about 160 characters around the match, on one line")
+    match: Literal["words", "meaning"] = Field(
+        description="words: the note holds the query's words; meaning: found by meaning alone"
+    )
 
 
 # search.search_notes: the best `limit` notes, and how many matched in all.

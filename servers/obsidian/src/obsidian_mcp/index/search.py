@@ -16,13 +16,31 @@ By meaning (`mode`, see `search_notes`): "semantic" ranks notes by their closest
 matched too few notes, and the vector ranking, keeping exact matches on top (`semantic.fusion`).
 Folder, tag and `-excluded` filters apply to every ranking. A hit the all-words search found keeps
 its matching line; a hit found by meaning shows its closest passage. `similar_notes` ranks notes
-by the meaning of a whole note. While the index of meanings is incomplete, these carry an
-`INDEX_BUILDING` warning; should it fail, the keyword search answers with `SEARCH_DEGRADED`.
+by the meaning of a whole note.
 
-While the keyword index itself is first built in the background, `search_notes` answers from the
-notes indexed so far (`VaultIndex.run(partial=True)`), in every mode, with one `INDEX_BUILDING`
-warning giving the build's progress; the vectors are built after it, so meanwhile hybrid ranks by
-keywords alone and semantic finds nothing. `similar_notes` waits for that build.
+Every hit says how it was found: `match` is "words" when the note holds the query's words (all of
+them, or any of its content words: the fallback) and "meaning" when it was found by meaning alone.
+A note found by meaning alone is left out when its similarity is below the model's floor
+(`Embedder.min_similarity`), or when the model knows none of the query's words
+(`Embedder.meaningful`: made-up words, private codes). So a query whose words occur in no note and
+that is close in meaning to none answers no results, in every mode, rather than the nearest
+unrelated notes (both calibrated by `bench/search_quality.py` on half its questions and checked
+on the other half).
+
+While the vectors are not ready (being built, or loading after a restart) `hybrid` and `semantic`
+answer with the complete keyword ranking fused with what is embedded so far, and a
+`SEMANTIC_NOT_READY` warning: never `INDEX_BUILDING`, which says notes with the words may be
+missing. `similar_notes`, which has no words to fall back on, says `INDEX_BUILDING` then. Should
+the vectors fail, the keyword search answers with `SEARCH_DEGRADED`.
+
+While the keyword index itself is first built in the background, `search_notes` still answers
+completely (`VaultIndex.run(during="search")`): the notes not yet indexed are searched in
+`index.pending` and the best of them indexed within the call, so every hit comes from the index
+with the fields it has once built, and `total` counts the others. Only when those notes could not
+be read in time (`vault_index.SEARCH_WAIT`: a vault far beyond 10,000 notes, in its first seconds)
+does the answer carry `INDEX_BUILDING` with how far it got. The vectors are built after the keyword
+index, so meanwhile hybrid ranks by keywords alone (`SEMANTIC_NOT_READY`). `similar_notes` waits
+for that build.
 """
 
 from __future__ import annotations
@@ -130,13 +148,22 @@ def search_notes(
     keys = tag_keys(tags)
     folder_rel, _ = index.vault.resolve_folder(folder)
     if mode == "keyword":
-        return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress, partial=True)
+        return index.run(lambda snapshot: _search(snapshot, parsed, folder_rel, keys, limit), progress, during="search")
     asked = _Asked(query, parsed, folder_rel, keys, limit, mode == "semantic")
-    return index.run(lambda snapshot: _by_meaning(snapshot, index.vectors, asked), progress, partial=True)
+    return index.run(lambda snapshot: _by_meaning(snapshot, index.vectors, asked), progress, during="search")
+
+
+def _catch_up(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], best: int) -> int:
+    """During a build: index the best pending notes matching `query` now (see `index.pending`);
+    the number of the other pending notes that match, to add to the total (0 without a build)."""
+    if snapshot.unindexed is None:
+        return 0
+    return snapshot.unindexed.catch_up(query.match_expression(), folder_rel, keys, best)
 
 
 def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], limit: int) -> SearchResult:
     conn = snapshot.conn
+    rest = _catch_up(snapshot, query, folder_rel, keys, limit)
     try:
         ranked, total = _ranked(conn, query.match_expression(), folder_rel, keys, limit)
     except sqlite3.OperationalError as exc:
@@ -144,6 +171,7 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
             raise
         log.warning("FTS5 refused a parsed query; scanning instead", extra={"sqlite_error": str(exc)[:200]})
         scanned = _scan(conn, query, folder_rel, keys, limit)
+        scanned.total += rest
         scanned.warnings.extend(partial_answer(snapshot.building))
         return scanned
     notes = _notes(conn, [note_id for note_id, _ in ranked])
@@ -152,7 +180,7 @@ def _search(snapshot: Snapshot, query: Query, folder_rel: str, keys: list[str], 
         _hit(path, title, -rank, locate(query.terms, columns, json.loads(headings)))
         for rank, path, title, headings, columns in hits
     ]
-    return SearchResult(results=results, total=total, warnings=partial_answer(snapshot.building))
+    return SearchResult(results=results, total=total + rest, warnings=partial_answer(snapshot.building))
 
 
 def _ranked(
@@ -186,6 +214,7 @@ def _ranked(
 
 
 def _hit(path: str, title: str, score: float, where: Location) -> SearchHit:
+    """A note found by its words (the query's, or the any-word query's)."""
     return SearchHit(
         path=path,
         title=title,
@@ -193,6 +222,7 @@ def _hit(path: str, title: str, score: float, where: Location) -> SearchHit:
         line=where.line,
         heading=where.heading,
         snippet=where.snippet,
+        match="words",
     )
 
 
@@ -278,18 +308,29 @@ class _Asked:
         return " ".join(_EXCLUDED_PIECE.sub(" ", self.text).split()) or self.text
 
 
-def _state(vectors: VaultVectors, found: list[ToolWarning]) -> bool:
+@dataclass(frozen=True)
+class _Vectors:
+    usable: bool  # there are vectors to search (maybe not every note's yet)
+    ready: bool  # every note is embedded: an answer by meaning alone is complete
+
+
+def _state(vectors: VaultVectors, found: list[ToolWarning], *, similar: bool = False) -> _Vectors:
     """Whether the vectors can be searched: brings them up to date when little changed, and adds
-    `INDEX_BUILDING` (or `SEARCH_DEGRADED` when there are none, or some failed) to `found`."""
+    `SEMANTIC_NOT_READY` while they are being built or loaded (`INDEX_BUILDING` for `similar`,
+    which has no words to fall back on; `SEARCH_DEGRADED` when there are none, or some failed) to
+    `found`."""
     progress = vectors.catch_up()
     if progress is None:
         found.append(warnings.semantic_unavailable())
-        return False
+        return _Vectors(usable=False, ready=False)
     if progress.error is not None:  # a batch failed (logged): its notes are missing from the vectors
         _degraded(found)
     if not progress.complete:
-        found.append(warnings.index_building(progress.done, progress.total))
-    return True
+        if similar:
+            found.append(warnings.index_building(progress.done, progress.total, meanings=True))
+        else:
+            found.append(warnings.semantic_not_ready(progress.done, progress.total))
+    return _Vectors(usable=True, ready=progress.complete)
 
 
 def _degraded(found: list[ToolWarning]) -> None:
@@ -384,24 +425,35 @@ def _by_meaning(snapshot: Snapshot, vectors: VaultVectors, asked: _Asked) -> Sea
     from obsidian_mcp.semantic import fuse, needs_fallback
 
     conn = snapshot.conn
-    found = partial_answer(snapshot.building)  # the vectors are built after the keyword index: none to search yet
-    usable = not found and _state(vectors, found)
-    allow = _allowed(conn, asked)
-    semantic = _semantic(vectors, asked, allow, found) if usable else []
+    found = partial_answer(snapshot.building)
+    if snapshot.unindexed is not None or snapshot.building is not None:  # the keyword index is being built
+        state = _Vectors(usable=False, ready=False)  # the vectors come after it
+        found.append(warnings.semantic_not_ready(0, 0))
+    else:
+        state = _state(vectors, found)
+    allow = _allowed(conn, asked) if state.usable else None
+    semantic = _semantic(vectors, asked, allow, found) if state.usable else []
     names = _titles(conn, [hit.path for hit in semantic])
-    semantic = [hit for hit in semantic if hit.path in names]
+    fallback_query = _fallback_query(asked)
+    worded = _worded(conn, asked, fallback_query, [names[hit.path][0] for hit in semantic if hit.path in names])
+    floor = vectors.min_similarity if semantic and vectors.meaningful(asked.meaning) else math.inf
+    semantic = [hit for hit in semantic if hit.path in names and (hit.score >= floor or hit.path in worded)]
     closest = {hit.path: hit for hit in semantic}
-    if asked.semantic_only:
-        hits = [_meaning_hit(hit, names[hit.path][1], hit.score) for hit in semantic[: asked.limit]]
+    if asked.semantic_only and state.ready:  # while the vectors are not ready, as hybrid: never less than the words
+        hits = [_meaning_hit(hit, names[hit.path][1], hit.score, hit.path in worded) for hit in semantic[: asked.limit]]
         return SearchResult(results=hits, total=len(semantic), warnings=found)
 
+    rest = _catch_up(snapshot, asked.query, asked.folder_rel, asked.keys, asked.limit)  # those shown
     keyword, keyword_total, keyword_names = _keyword_ranking(conn, asked.query, asked, found)
+    keyword_total += rest
     names.update(keyword_names)
     fallback: list[tuple[str, float]] = []
-    fallback_query = _fallback_query(asked) if needs_fallback(keyword_total) else None
-    if fallback_query is not None:
+    if fallback_query is not None and needs_fallback(keyword_total):
+        _catch_up(snapshot, fallback_query, asked.folder_rel, asked.keys, asked.limit)
         fallback, _, fallback_names = _keyword_ranking(conn, fallback_query, asked, found, count=False)
         names.update(fallback_names)
+    else:
+        fallback_query = None
     fused = fuse(
         keyword,
         [(hit.path, hit.score) for hit in semantic],
@@ -420,8 +472,30 @@ def _by_meaning(snapshot: Snapshot, vectors: VaultVectors, asked: _Asked) -> Sea
         if where is not None:
             hits.append(_hit(hit.path, title, hit.score, where))
         else:
-            hits.append(_meaning_hit(closest[hit.path], title, hit.score))
+            hits.append(_meaning_hit(closest[hit.path], title, hit.score, hit.path in worded))
     return SearchResult(results=hits, total=total, warnings=found)
+
+
+def _worded(conn: sqlite3.Connection, asked: _Asked, fallback_query: Query | None, ids: list[int]) -> set[str]:
+    """The paths among the notes `ids` that hold the query's words (all of them, or any of its
+    content words): what was found by meaning among them has `match: "words"`."""
+    if not ids:
+        return set()
+    match = asked.query.match_expression()
+    if fallback_query is not None:
+        match = f"({match}) OR ({fallback_query.match_expression()})"
+    marks = ", ".join("?" * len(ids))
+    try:
+        rows = conn.execute(
+            "SELECT n.path FROM content_fts CROSS JOIN notes AS n ON n.id = content_fts.rowid "
+            f"WHERE content_fts MATCH ? AND content_fts.rowid IN ({marks})",
+            [match, *ids],
+        )
+        return {row[0] for row in rows}
+    except sqlite3.OperationalError as exc:
+        if "fts5" not in str(exc):
+            raise
+        return set()  # a query FTS5 refuses: the scan found the words, and says so (SEARCH_DEGRADED)
 
 
 def _locations(
@@ -442,9 +516,16 @@ def _locations(
     return located
 
 
-def _meaning_hit(hit: NoteHit, title: str, score: float) -> SearchHit:
+def _meaning_hit(hit: NoteHit, title: str, score: float, worded: bool) -> SearchHit:
+    """A note found by meaning, at its closest passage; `worded` when it holds the query's words too."""
     return SearchHit(
-        path=hit.path, title=title, score=_rounded(score), line=hit.line, heading=hit.heading, snippet=hit.snippet
+        path=hit.path,
+        title=title,
+        score=_rounded(score),
+        line=hit.line,
+        heading=hit.heading,
+        snippet=hit.snippet,
+        match="words" if worded else "meaning",
     )
 
 
@@ -466,7 +547,7 @@ def _similar(snapshot: Snapshot, vectors: VaultVectors, rel: str, limit: int) ->
         raise NoteNotFound(rel)  # a file the index leaves out is no note here
     found: list[ToolWarning] = []
     hits: list[NoteHit] = []
-    if _state(vectors, found):
+    if _state(vectors, found, similar=True).usable:
         try:
             hits = vectors.similar(rel, limit + CANDIDATES // 5)  # a few more: some may be gone since
         except Exception:

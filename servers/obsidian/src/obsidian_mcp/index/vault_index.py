@@ -10,20 +10,25 @@ where the cores allow (`index.pool`). It holds the lock only while it writes a b
 never waits for more than one batch (~50 ms). A serving server starts it before it answers
 anything (`start`); otherwise the first call that needs the index starts it.
 
-Which calls wait for the build. The rule: a call answers from the partial index when a result
-drawn from part of the vault is still true as far as it goes and the answer can say so; every
-other call waits for the build, sending MCP progress meanwhile.
-* Answer at once (`partial=True`), once the server was started with `start`: `search_notes` and
-  `query_notes` (their results carry an `INDEX_BUILDING` warning with the build's progress and one
-  progress notification is sent), the recent-notes resource list and path completion (hints; they
-  have no warnings).
-* Wait: whatever a missing note would make wrong rather than incomplete — `list_tags` (counts),
-  `get_backlinks` and `check_links` (a link to a note not yet indexed would look broken),
-  `move_note` and `rename_tag` (they rewrite every note that refers to the target),
+Which calls wait for the build. The rule: every answer is complete, unless it says otherwise.
+* Search (`during="search"`): `search_notes` answers at once, completely, once the build has put the
+  notes it is still to read into its `pending` table (`index.pending`: their raw text, searchable
+  without parsing; ~1 s at 10,000 notes): a search indexes the best pending matches within the call
+  and counts the rest. Searches wait for that until `SEARCH_WAIT` seconds after the build began; a
+  vault too large to read in that time (beyond ~20,000 notes here) gets, meanwhile, answers from the
+  notes indexed or pending so far with an `INDEX_BUILDING` warning (`done`, `total`) and one
+  progress notification.
+* Dataview queries (`during="query"`): `query_notes` waits for the build, reporting its progress,
+  when at the rate it writes batches it will end within `QUERY_WAIT` seconds (about 30,000 notes
+  to read here); otherwise it answers from the notes indexed so far with `INDEX_BUILDING`.
+* Hints (`during="hint"`): the recent-notes resource list and path completion answer at once from
+  the notes indexed so far; they have no warnings.
+* Wait (the default): whatever a missing note would make wrong rather than incomplete —
+  `list_tags` (counts), `get_backlinks` and `check_links` (a link to a note not yet indexed would
+  look broken), `move_note` and `rename_tag` (they rewrite every note that refers to the target),
   `similar_notes` (a note not yet indexed would be "not found").
-A partial answer is only given when the build is large: with fewer than `build.PARTIAL_MIN` notes
-to read (well under a second) or while the listing has taken less than `build.LISTING_WAIT`,
-every call waits, so small vaults always answer from the complete index.
+A build with fewer than `build.PARTIAL_MIN` notes to read (well under a second) is waited for by
+every call, and so is the listing until it has taken `build.LISTING_WAIT`.
 
 Freshness. Before every call the index re-checks the notes that changed since the last one and
 then answers, so a note created, changed, renamed or deleted by any program before the call is
@@ -57,7 +62,8 @@ file replaced under us is built again too. Errors are logged, never shown to the
 Listeners (`sync.SyncListener`, in `listeners`) hear of every note each sync reads or drops, and
 of every start-over; the Dataview pages of `index.pages` are kept fresh that way, and so is the
 index of meanings, `vectors` (`index.vectors`: embedded in the background after each sync, from
-the first call after the build; calls answering during the build leave it alone).
+the end of a serving server's first build, else from the first call after it; its stored vectors
+and model load while that build runs; calls answering during the build leave it alone).
 """
 
 from __future__ import annotations
@@ -69,11 +75,12 @@ import time
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.build import Build
 from obsidian_mcp.index.changes import TrackedLocks
+from obsidian_mcp.index.pending import Unindexed
 from obsidian_mcp.index.pool import default_workers, open_pool
 from obsidian_mcp.index.progress import IndexProgress, ProgressFn
 from obsidian_mcp.index.store import IndexStore, is_busy
@@ -88,17 +95,26 @@ if TYPE_CHECKING:
 log = logging.getLogger("obsidian_mcp.index")
 
 T = TypeVar("T")
+During = Literal["wait", "hint", "search", "query"]
+"""What a call does while the first build runs (see the module docstring)."""
+SEARCH_WAIT = 3.0  # seconds after a build began until which searches wait for its pending notes
+CALLS_FIRST_SECONDS = 0.5  # the longest the build lets waiting calls go first, before each batch
+QUERY_WAIT = 20.0  # seconds a Dataview query waits for the build to end before answering flagged
 DEFAULT_RESCAN_SECONDS = 2.0  # listing interval without the change feed
 FEED_RESCAN_SECONDS = 300.0  # safety listing interval while the change feed works
 
 
 class Snapshot:
-    """What an operation sees: the connection, (loaded on first use) every note path, and how far
-    the build got when the operation answers from part of the index (`building`, else None)."""
+    """What an operation sees: the connection, (loaded on first use) every note path, how far the
+    build got when the operation answers from part of the index (`building`: notes may be missing;
+    else None), and during a build the notes not yet indexed, for searches (`unindexed`)."""
 
-    def __init__(self, conn: sqlite3.Connection, building: IndexProgress | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, building: IndexProgress | None = None, unindexed: Unindexed | None = None
+    ) -> None:
         self.conn = conn
         self.building = building
+        self.unindexed = unindexed
 
     @cached_property
     def paths(self) -> frozenset[str]:
@@ -129,13 +145,15 @@ class VaultIndex:
         self.rescan_seconds = rescan_seconds
         self.feed: ChangeFeed | None = ChangeFeed() if watch else None
         self.lock = threading.Condition()  # the one lock; notified whenever the build progresses
+        self._waiting = 0  # calls waiting for the lock: the build lets them go first (`calls_first`)
+        self._waiting_lock = threading.Lock()
         self.epoch = 0  # grows whenever the database starts over or is replaced: a build lists again
         self._workers = default_workers() if workers is None else workers
         self._feed_started = False
         self._conn: sqlite3.Connection | None = None  # the connection the index was last synced on
         self._build: Build | None = None  # the build under way
         self._built = False  # a build completed on the current database
-        self._background = False  # `start` was called: calls that can, answer during a build
+        self.background = False  # `start` was called: calls that can, answer during a build
         self._last_listing: float | None = None
         self._listing_seconds = 0.0
         self._indexed = 0
@@ -147,7 +165,7 @@ class VaultIndex:
         """Build now, in the background, and from now on let the calls that can answer from part of
         the index while a build runs (see the module docstring). Called by a server about to serve."""
         with self.lock:
-            self._background = True
+            self.background = True
             if self._build is None and not self._built:
                 self._begin_build()
 
@@ -157,23 +175,28 @@ class VaultIndex:
         progress: ProgressFn | None = None,
         *,
         full: bool = False,
-        partial: bool = False,
+        during: During = "wait",
     ) -> T:
         """Sync, then `op(snapshot)`; domain errors from either propagate unchanged. `full` forces
-        a listing of the whole vault (unless one began since this call did). `partial`: `op` may
-        answer from part of the index while a large build runs (`snapshot.building` says how far
-        it got); otherwise the call waits for the build, reporting its progress."""
+        a listing of the whole vault (unless one began since this call did). `during` says what
+        the call does while a large build runs (see the module docstring): "wait" for it, reporting
+        its progress; answer at once from the part indexed ("hint"); search the part indexed and
+        the pending notes ("search"); or wait unless the build cannot end in time ("query")."""
         self.vault.check_available()
         asked = time.monotonic()
         failures = 0
+        with self._waiting_lock:
+            self._waiting += 1
         with self.lock:
+            with self._waiting_lock:
+                self._waiting -= 1
             while True:
                 try:
-                    build = self._await_build(progress, partial)
+                    build = self._await_build(progress, during, asked)
                     conn = self.connect()
                     if build is not None:
                         self._sync_during(conn, build)
-                        return op(Snapshot(conn, build.progress))
+                        return op(self._during(conn, build, during))
                     if not self._built:
                         continue  # the database was replaced while this call waited: build again
                     if full and (self._last_listing is None or self._last_listing < asked):
@@ -204,6 +227,16 @@ class VaultIndex:
             if self.feed is not None:
                 self.feed.close()
                 self.feed = None
+
+    # -- for `index.build` ---------------------------------------------------------------------
+
+    def calls_first(self, longest: float = CALLS_FIRST_SECONDS) -> None:
+        """Before the build takes the lock for a batch (without it): let the calls waiting for the
+        lock have it first (Python's locks are not fair: the build could take it again and again),
+        for at most `longest` seconds."""
+        deadline = time.monotonic() + longest
+        while self._waiting and time.monotonic() < deadline:
+            time.sleep(0.001)
 
     # -- for `index.build`, under the lock ---------------------------------------------------------
 
@@ -246,8 +279,10 @@ class VaultIndex:
         self._built = True
         self._build_indexed = build.indexed
         self._build = None
-        # The vectors start with the next call that syncs (`run`), not here: a session that never
-        # searches, or only reads notes, never loads numpy and the model.
+        if self.background and self._conn is not None:
+            # A serving server starts the vectors now, so that they are loaded (a restart) or
+            # building when the first search by meaning comes; otherwise the next call that syncs.
+            self.vectors.synced(self._conn)
 
     def build_ended(self, build: Build) -> None:
         """The build's thread is ending (done, stopped or failed): wake every call waiting for it."""
@@ -264,10 +299,10 @@ class VaultIndex:
         build.start()
         return build
 
-    def _await_build(self, progress: ProgressFn | None, partial: bool) -> Build | None:
-        """The build a `partial` call goes ahead of, or None once the index is built: waits for it
-        otherwise (starting it if none ran yet), reporting each batch written. Raises the error
-        that ended the build waited for."""
+    def _await_build(self, progress: ProgressFn | None, during: During, asked: float) -> Build | None:
+        """The build a call goes ahead of, or None once the index is built: waits for it otherwise
+        (starting it if none ran yet), reporting each batch written. Raises the error that ended
+        the build waited for."""
         joined: Build | None = None  # the build this call waits for
         seen = 0  # its progress points reported so far
         while True:
@@ -282,14 +317,48 @@ class VaultIndex:
                 if self._built:
                     return None
                 build = self._begin_build()
-            early = partial and self._background
-            if early and build.answers_early():
-                self._report([build.progress], progress)
+            timeout = self._goes_ahead(build, during, asked)
+            if timeout == 0.0:
+                reached = build.searchable() if during == "search" else build.progress
+                if reached is not None:  # an answer from part of the notes: say how far, once
+                    self._report([reached], progress)
                 return build
             if build is not joined:
                 joined, seen = build, max(0, len(build.points) - 1)  # from where the build is now
                 continue
-            self.lock.wait(build.early_in() if early else None)
+            self.lock.wait(timeout)
+
+    def _goes_ahead(self, build: Build, during: During, asked: float) -> float | None:
+        """0 when a `during` call asked at `asked` answers during `build` now; else how long to wait
+        before asking again (None: until the build progresses)."""
+        if during == "wait" or not self.background:
+            return None
+        now = time.monotonic()
+        if during == "search" and build.searchable() is None:
+            return 0.0  # complete: the pending notes are searchable
+        early = build.answers_early()
+        if during == "hint":
+            return 0.0 if early else build.early_in()
+        # a search waits for the pending notes until `SEARCH_WAIT` after the build began (then
+        # every search answers at once, flagged); a query up to `QUERY_WAIT` after it was asked
+        left = (build.started + SEARCH_WAIT if during == "search" else asked + QUERY_WAIT) - now
+        if early and during == "query":
+            eta = build.eta()
+            if eta is not None and eta > left:
+                return 0.0  # the build cannot end in time: answer from what is indexed, flagged
+        if early and left <= 0:
+            return 0.0
+        later = [t for t in (build.early_in(), left if left > 0 else None) if t is not None]
+        return max(0.01, min(later)) if later else None
+
+    def _during(self, conn: sqlite3.Connection, build: Build, during: During) -> Snapshot:
+        """What a call answering during `build` sees."""
+        if during == "search":
+            unindexed = (
+                Unindexed(build.pending, conn, self.vault, build, self.listeners) if build.pending is not None else None
+            )
+            return Snapshot(conn, build.searchable(), unindexed)
+        return Snapshot(conn, build.progress)
 
     def _report(self, points: list[IndexProgress], progress: ProgressFn | None) -> None:
         """Tell `progress` of these points of a large build, without holding the lock."""
@@ -356,17 +425,26 @@ class VaultIndex:
             gone = sorted({*gone, *went})
         self._indexed = 0
         if todo or gone:
-            build.touch([info.rel for info in todo] + gone)
+            rels = [info.rel for info in todo] + gone
+            build.touch(rels)
+            if build.pending is not None:
+                build.pending.discard(rels)
             self._indexed = sync.apply(conn, self.vault, todo, gone, None, self.listeners)
 
     def _list_during(self, conn: sqlite3.Connection, build: Build) -> tuple[list[NoteInfo], list[str]]:
-        """A full listing compared with the index, leaving the build the notes it is still to read:
-        (notes to read now, notes gone)."""
+        """A full listing compared with the index, leaving the build the notes it is still to read
+        unless they changed since they were made searchable (`pending`): (notes to read now, notes
+        gone)."""
         started = time.monotonic()
         todo, gone = sync.plan_full(conn, self.vault.iter_notes())
         self._last_listing, self._listing_seconds = started, time.monotonic() - started
         indexed = {row[0] for row in conn.execute("SELECT path FROM notes")}
-        return [info for info in todo if info.rel in indexed or not build.will_read(info.rel)], gone
+        pending = build.pending
+        return [
+            info
+            for info in todo
+            if info.rel in indexed or not build.will_read(info.rel) or (pending is not None and pending.changed(info))
+        ], gone
 
     def _interval(self) -> float:
         """Seconds between full listings: `rescan_seconds` (or the default for the current mode),

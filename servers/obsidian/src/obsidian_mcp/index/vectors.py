@@ -5,7 +5,9 @@ which notes were read with new text and which were dropped, and `synced` (after 
 the index's lock) hands them to a `semantic.SemanticBuilder` that embeds them on its own thread.
 
 Start. Nothing happens before the first sync: neither numpy nor the model is imported, so start-up
-costs nothing. The first successful sync opens the vector tables and asks the builder to reconcile
+costs nothing. A serving server starts the vectors as soon as its first build ends (so that a
+restart answers its first search by meaning completely), any other process with its first call
+that syncs. The first successful sync opens the vector tables and asks the builder to reconcile
 them with the keyword index's notes and content hashes (a first build embeds every note, a warm
 start only what changed while the server was down). The tables live in the keyword index's
 database file, through a connection of their own (WAL: the builder's writes never interleave with
@@ -15,11 +17,11 @@ store deletes a file it does not recognise; with an in-memory keyword index they
 was replaced) opens them again and reconciles again. What is embedded is exactly what the keyword
 index holds, so whatever it leaves out (hidden folders, excluded paths) is never embedded.
 
-Freshness. Before a search by meaning, `catch_up` waits for the builder when little is left to
-embed (at most `CATCH_UP_NOTES` notes, at most `CATCH_UP_SECONDS`): a note just edited by any
-program is then found by its new meaning. A larger backlog (a first build) stays in the background:
-searches use what is embedded so far and say how far the build got (`INDEX_BUILDING`), and they do
-not wait for the stored vectors to load either.
+Freshness. Before a search by meaning, `catch_up` waits for the stored vectors and the model to
+load (a restart: well under `CATCH_UP_SECONDS`), then for the builder when little is left to embed
+(at most `CATCH_UP_NOTES` notes, at most `CATCH_UP_SECONDS`): a note just edited by any program is
+then found by its new meaning. A larger backlog (a first build) stays in the background: searches
+use what is embedded so far and say how far the build got (`SEMANTIC_NOT_READY`).
 
 Failures stay here: a problem with the vector tables or the model is logged, never raised into the
 keyword index (whose recovery would otherwise start over); searches by meaning then report it.
@@ -83,6 +85,8 @@ class VaultVectors:
         self._moves: list[tuple[str, str]] = []
         self._moves_lock = threading.Lock()
         self._stopped = not enabled
+        self._preparing: threading.Thread | None = None  # `prepare`'s thread
+        self._prepared: tuple[SemanticIndex, sqlite3.Connection] | None = None  # what it loaded
 
     # -- sync.SyncListener: called during the keyword index's sync, under its lock --------------
 
@@ -104,6 +108,22 @@ class VaultVectors:
 
     def index_reset(self) -> None:
         self._source = None  # the next `synced` opens the tables again (the file was deleted)
+        self._drop_prepared()
+
+    def prepare(self, conn: sqlite3.Connection) -> None:
+        """Load the stored vectors and the model now, on a thread of their own, while the keyword
+        index's first build runs: the first `synced` then takes them instead of loading them itself.
+        Once per process, only when the index file `conn` reads holds vectors (a restart; a first
+        build leaves the cores to the keyword index). Under the index's lock."""
+        if self._stopped or self._preparing is not None or self._store.location is None:
+            return
+        try:
+            if conn.execute("SELECT 1 FROM semantic_notes LIMIT 1").fetchone() is None:
+                return
+        except sqlite3.OperationalError:  # no such table: never embedded here
+            return
+        self._preparing = threading.Thread(target=self._prepare, name="semantic-load", daemon=True)
+        self._preparing.start()
 
     # -- called by VaultIndex and the index operations ----------------------------------------
 
@@ -137,9 +157,12 @@ class VaultVectors:
         progress = builder.progress()
         if progress.complete:
             return progress
-        # before the first reconcile is done, the whole vault is the upper bound of the backlog
-        backlog = progress.total - progress.done if self._loaded.is_set() else self._notes
-        if backlog <= CATCH_UP_NOTES:
+        # the stored vectors and the model load first (~1 s at 10,000 notes): then the backlog is known
+        if not self._loaded.wait(CATCH_UP_SECONDS):
+            return progress
+        progress = builder.progress()
+        backlog = progress.total - progress.done
+        if not progress.complete and backlog <= CATCH_UP_NOTES:
             builder.wait(CATCH_UP_SECONDS)
             progress = builder.progress()
         return progress
@@ -151,6 +174,18 @@ class VaultVectors:
         if index is None or not self._loaded.is_set():
             return []
         return index.search(text, limit, allow=allow)
+
+    @property
+    def min_similarity(self) -> float:
+        """The cosine below which a note found by meaning alone is left out (the model's; see
+        `semantic.model`): a query close in meaning to nothing answers nothing."""
+        index = self.index
+        return index.embedder.min_similarity if index is not None else 1.0
+
+    def meaningful(self, text: str) -> bool:
+        """Whether the model knows a word of `text` (see `semantic.Embedder.meaningful`)."""
+        index = self.index
+        return index is not None and index.embedder.meaningful(text)
 
     def similar(self, path: str, limit: int) -> list[NoteHit]:
         """Notes closest in meaning to the note `path`, itself excluded; [] until loaded."""
@@ -168,6 +203,7 @@ class VaultVectors:
         """Finish the batch in flight and end the builder's thread; no more embedding after this."""
         self._stopped = True
         self._close()
+        self._drop_prepared()
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -177,7 +213,7 @@ class VaultVectors:
         self._close()
         rows = conn.execute("SELECT path, hash, title FROM notes").fetchall()
         _single_threaded_blas()
-        index = self._semantic_index()
+        index, self._conn = self._take_prepared() or self._semantic_index()
         loaded = threading.Event()
         builder = SemanticBuilder(index, self._load, on_progress=lambda _: loaded.set())
         self._titles = {path: title for path, _, title in rows}
@@ -190,9 +226,9 @@ class VaultVectors:
         stop_at_exit(self)
         builder.reconcile({path: digest for path, digest, _ in rows})
 
-    def _semantic_index(self) -> SemanticIndex:
+    def _semantic_index(self) -> tuple[SemanticIndex, sqlite3.Connection]:
         """The vector tables in the keyword index's file, else (in-memory index, or the file
-        refuses them) in a private in-memory database."""
+        refuses them) in a private in-memory database; with their connection."""
         from obsidian_mcp.semantic import SemanticIndex
 
         location = self._store.location
@@ -204,16 +240,43 @@ class VaultVectors:
                 )
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-                index = SemanticIndex(conn, self._embedder)
-                self._conn = conn
-                return index
+                return SemanticIndex(conn, self._embedder), conn
             except sqlite3.Error as exc:
                 if conn is not None:
                     conn.close()
                 log.warning("keeping the semantic index in memory", extra={"sqlite_error": str(exc)[:200]})
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        self._conn = conn
-        return SemanticIndex(conn, self._embedder)
+        return SemanticIndex(conn, self._embedder), conn
+
+    def _prepare(self) -> None:
+        try:
+            _single_threaded_blas()
+            index, conn = self._semantic_index()
+            index.indexed_paths()  # reads the stored vectors
+            index.embedder.embed([])  # loads the model
+            self._prepared = index, conn
+        except Exception:  # the first `synced` tries again, and reports what fails
+            log.warning("loading the stored vectors ahead failed", exc_info=True)
+
+    def _take_prepared(self) -> tuple[SemanticIndex, sqlite3.Connection] | None:
+        """What `prepare` loaded, once it is done, if the index file is still the one it read."""
+        preparing = self._preparing
+        if preparing is not None:
+            preparing.join()
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and self._store.location is None:  # moved to memory since
+            prepared[0].close()
+            prepared[1].close()
+            return None
+        return prepared
+
+    def _drop_prepared(self) -> None:
+        if self._preparing is not None:
+            self._preparing.join()
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            prepared[0].close()
+            prepared[1].close()
 
     def _submit(self) -> None:
         builder = self.builder

@@ -25,7 +25,7 @@ Wiring (the tools and the index sync do this; nothing here knows MCP or the inde
 * After each keyword-index sync, `builder.submit(changed_paths, removed_paths)`; at start-up (and
   after a full listing) `builder.reconcile({path: hash})`. Moves made by the server itself:
   `builder.submit(renamed=[(old, new)])` keeps the vectors without embedding again.
-* `search_notes(mode=...)`: see `fusion` for the hybrid flow; add an `INDEX_BUILDING` warning
+* `search_notes(mode=...)`: see `fusion` for the hybrid flow; add a `SEMANTIC_NOT_READY` warning
   while `builder.progress().complete` is False.
 * `similar_notes(path, limit)`: `index.similar(path, limit)`.
 """

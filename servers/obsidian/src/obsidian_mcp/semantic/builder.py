@@ -9,7 +9,7 @@ batch as soon as it is stored.
 
 `progress()` says how far it got: `done`/`total` count the notes handled since the queue was last
 empty, and `complete` is True once nothing is queued or in flight — until then a search should
-carry an `INDEX_BUILDING` warning. Whenever it runs out of work, it asks the index to give back
+carry a `SEMANTIC_NOT_READY` warning. Whenever it runs out of work, it asks the index to give back
 what only paid while embedding (`SemanticIndex.release_memory`). `wait()` blocks until complete
 (for tests and tools), `stop()` finishes the current batch and ends the thread.
 """
@@ -165,12 +165,14 @@ class SemanticBuilder:
                 self._in_flight = len(batch) + (1 if reconcile is not None or renames else 0)
             try:
                 if reconcile is not None:
-                    todo, gone = self.index.stale(reconcile)
+                    todo, gone = self.index.stale(reconcile)  # loads the stored vectors
                     with self._changed:
                         for path in gone:
                             self._pending.setdefault(path, False)
                         for path in todo:
                             self._pending.setdefault(path, True)
+                    if not todo:  # a restart: load the model before the first query needs it
+                        self.index.embedder.embed([])
                 for old, new in renames:
                     self.index.rename_note(old, new)
                 if batch:

@@ -64,6 +64,8 @@ log = logging.getLogger("obsidian_mcp.semantic")
 
 WORDLLAMA_CONFIG = "l2_supercat"
 WORDLLAMA_DIM = 256
+WORDLLAMA_MIN_SIMILARITY = 0.05  # calibrated by bench/search_quality.py (its "floor" section)
+KNOWN_TOKENS = 2  # a word cut into more tokens than this is one the model does not know (ditto)
 MAX_WORDS = 400  # space-separated pieces per text; chunks are capped below this, queries too
 TOKENIZE_TEXTS = 4096  # texts whose distinct words are tokenised together
 POOL_ROWS = 256  # runs of ids of similar length summed together
@@ -83,6 +85,16 @@ class Embedder(Protocol):
 
     @property
     def dim(self) -> int: ...
+
+    @property
+    def min_similarity(self) -> float:
+        """The cosine similarity below which a note found by meaning alone counts as unrelated."""
+        ...
+
+    def meaningful(self, text: str) -> bool:
+        """Whether the model has a meaning for some content word of `text`: a query of words it
+        does not know (made-up words, private codes) is close in meaning to nothing."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> Matrix: ...
 
@@ -206,6 +218,7 @@ class WordLlamaEmbedder:
         self._tokenizer: PieceTokenizer | None = None
         self._cache: dict[str, tuple[int, ...]] = {}
         self.load_seconds: float | None = None
+        self.floor = WORDLLAMA_MIN_SIMILARITY  # see `min_similarity`; the quality bench tries others
 
     @property
     def model_id(self) -> str:
@@ -214,6 +227,22 @@ class WordLlamaEmbedder:
     @property
     def dim(self) -> int:
         return self._dim
+
+    @property
+    def min_similarity(self) -> float:
+        return self.floor
+
+    def meaningful(self, text: str) -> bool:
+        """A word the model knows is one its tokenizer keeps whole or cuts in two (`KNOWN_TOKENS`):
+        every made-up word of the quality bench is cut in three to six pieces, whose mean vector
+        lands near unrelated notes (calibrated by bench/search_quality.py)."""
+        from obsidian_mcp.semantic.fusion import content_words
+
+        words = content_words(text)
+        if not words:
+            return False
+        self.load()
+        return any(len(ids) <= KNOWN_TOKENS for ids in self._token_ids(words))
 
     @property
     def loaded(self) -> bool:
@@ -348,9 +377,10 @@ class HashingEmbedder:
     chosen by its hash. No model and no meaning (synonyms do not meet), but stable and instant:
     for tests of the store and the builder, and a stand-in wherever a model is not wanted."""
 
-    def __init__(self, dim: int = 64, model_id: str = "hashing-v1") -> None:
+    def __init__(self, dim: int = 64, model_id: str = "hashing-v1", min_similarity: float = 0.2) -> None:
         self._dim = dim
         self._model_id = model_id
+        self._min_similarity = min_similarity
 
     @property
     def model_id(self) -> str:
@@ -359,6 +389,15 @@ class HashingEmbedder:
     @property
     def dim(self) -> int:
         return self._dim
+
+    @property
+    def min_similarity(self) -> float:
+        return self._min_similarity
+
+    def meaningful(self, text: str) -> bool:
+        import re
+
+        return re.search(r"[^\W_]", text) is not None
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         import hashlib

@@ -1,9 +1,9 @@
 """Dataview queries: `query_notes`, answered from the index's pages with the freshness of search.
 
 Async so that the first build of the pages can report MCP progress while it runs on a worker
-thread (see `tools.worker`); during the index's first build the query answers from the notes
-indexed so far, with `INDEX_BUILDING`. The work itself, and the typed result returned as it is,
-is `obsidian_mcp.index.dql`.
+thread (see `tools.worker`); during the index's first build the query waits for it, with progress,
+unless it cannot end in time (`INDEX_BUILDING` then: see `index.dql`). The work itself, and the
+typed result returned as it is, is `obsidian_mcp.index.dql`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Search tools: search by words and by meaning, similar notes and tag counts, from the vault's index.
 
 All are async so that a call waiting for the index's first build can report MCP progress from
-its worker thread (see `tools.worker`); `search_notes` answers during that build from the notes
-indexed so far. The work itself, and the typed result each returns as it is, is `obsidian_mcp.index`.
+its worker thread (see `tools.worker`); `search_notes` answers completely during that build, from
+the notes indexed and those still to index (`index.pending`). The work itself, and the typed
+result each returns as it is, is `obsidian_mcp.index`.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ def register(server: ContractServer, index: VaultIndex) -> None:
     ) -> SearchResult:
         """Search the vault's notes, best first. By default (hybrid) notes saying it in other words
         are found too, so ask in plain language; exact phrases, rare words and titles stay first.
-        Each result has the matching line (or closest passage), heading and snippet. INDEX_BUILDING:
-        the index (or its meanings) is still being built, so notes may be missing; ask again shortly."""
+        Each result has the matching line (or closest passage), heading, snippet and match: words,
+        or meaning (found by meaning alone). No result: no note has the words or is close in
+        meaning. SEMANTIC_NOT_READY: meanings loading; notes with the words are all there.
+        INDEX_BUILDING (huge vault, just started): may miss notes."""
         return await in_worker(
             ctx, lambda report: search.search_notes(index, query, folder, tags or [], limit, report, mode)
         )
