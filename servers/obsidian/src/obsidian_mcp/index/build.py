@@ -36,23 +36,21 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.at_exit import stop_at_exit
 from obsidian_mcp.index.pending import FILL_CHUNK, PendingNotes
 from obsidian_mcp.index.pool import ReadPool
 from obsidian_mcp.index.progress import IndexProgress, ProgressPoints
-from obsidian_mcp.index.sync import NoteRead
-from obsidian_mcp.vault.paths import NoteInfo
-
-if TYPE_CHECKING:
-    from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.index.sync import NoteRead, SyncListener
+from obsidian_mcp.index.vectors import VaultVectors
+from obsidian_mcp.vault.paths import NoteInfo, Vault
 
 log = logging.getLogger("obsidian_mcp.index")
 
@@ -76,11 +74,51 @@ class _Batch:
     reading: Future[list[NoteRead]] | None  # in a worker process; None: read on the build's thread
 
 
+class BuildHost(Protocol):
+    """What a build needs of the index it fills (`vault_index.VaultIndex` is one): passed in, so
+    this module never imports the index that runs it."""
+
+    @property
+    def lock(self) -> threading.Condition:
+        """The index's one lock, notified whenever the build progresses."""
+
+    @property
+    def vault(self) -> Vault: ...
+
+    @property
+    def vectors(self) -> VaultVectors: ...
+
+    @property
+    def listeners(self) -> Sequence[SyncListener]:
+        """Told of every note a batch writes or drops (under the lock)."""
+
+    @property
+    def background(self) -> bool:
+        """Whether calls may answer during the build (a serving server)."""
+
+    @property
+    def epoch(self) -> int:
+        """Grows whenever the database starts over: the build then lists again, into the new one."""
+
+    def connect(self) -> sqlite3.Connection: ...
+
+    def start_feed(self) -> None: ...
+
+    def calls_first(self) -> None:
+        """Without the lock: let the calls waiting for it have it first."""
+
+    def recover(self, exc: sqlite3.Error, failures: int) -> None: ...
+
+    def build_done(self, build: Build, listed_at: float, listing_seconds: float) -> None: ...
+
+    def build_ended(self, build: Build) -> None: ...
+
+
 class Build:
     """One build of the index (see the module docstring). Its fields are read and written under the
     index's lock."""
 
-    def __init__(self, index: VaultIndex, pool: ReadPool | None) -> None:
+    def __init__(self, index: BuildHost, pool: ReadPool | None) -> None:
         self.index = index
         self.started = time.monotonic()
         self.progress = IndexProgress(0, 0, listing=True)

@@ -29,7 +29,7 @@ import logging
 import os
 import sqlite3
 import stat
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from obsidian_mcp.index import sync
@@ -43,7 +43,6 @@ from obsidian_mcp.vault.paths import NoteInfo, Vault
 from obsidian_mcp.vault.storage import read_bytes
 
 if TYPE_CHECKING:
-    from obsidian_mcp.index.build import Build
     from obsidian_mcp.index.sync import SyncListener
 
 FILL_CHUNK = 500  # notes read, then written into the pending table under the index's lock, at a time
@@ -198,13 +197,15 @@ class Unindexed:
         pending: PendingNotes,
         conn: sqlite3.Connection,
         vault: Vault,
-        build: Build,
+        touch: Callable[[Iterable[str]], None],
         listeners: Sequence[SyncListener],
     ) -> None:
+        """`touch`: the build's `Build.touch`, told of every note indexed here, so that its older
+        read never overwrites them."""
         self._pending = pending
         self._conn = conn
         self._vault = vault
-        self._build = build
+        self._touch = touch
         self._listeners = listeners
 
     def catch_up(self, match: str, folder_rel: str, keys: Sequence[str], best: int) -> int:
@@ -231,7 +232,7 @@ class Unindexed:
             if not found:
                 return
             rels = [info.rel for info in found]
-            self._build.touch(rels)
+            self._touch(rels)
             self._pending.discard(rels)
             sync.apply(self._conn, self._vault, found, [], None, self._listeners)
             indexed += len(found)

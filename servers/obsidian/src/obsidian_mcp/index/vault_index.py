@@ -355,7 +355,9 @@ class VaultIndex:
         """What a call answering during `build` sees."""
         if during == "search":
             unindexed = (
-                Unindexed(build.pending, conn, self.vault, build, self.listeners) if build.pending is not None else None
+                Unindexed(build.pending, conn, self.vault, build.touch, self.listeners)
+                if build.pending is not None
+                else None
             )
             return Snapshot(conn, build.searchable(), unindexed)
         return Snapshot(conn, build.progress)
