@@ -30,16 +30,16 @@ PLAIN_OBJECTS = frozenset({dict, PageRow, TaskRow, FileObject})
 
 
 class LambdaValue(Function):
-    """A lambda closed over the row it was created in."""
+    """A lambda closed over the row and the context (the query's one `EvalContext`) it was created in."""
 
-    __slots__ = ("body", "params", "row")
+    __slots__ = ("body", "context", "params", "row")
 
-    def __init__(self, params: tuple[str, ...], body: Eval, row: Row) -> None:
-        self.params, self.body, self.row = params, body, row
+    def __init__(self, params: tuple[str, ...], body: Eval, row: Row, context: EvalContext) -> None:
+        self.params, self.body, self.row, self.context = params, body, row, context
 
-    def invoke(self, context: EvalContext, args: Sequence[Value]) -> Value:
+    def invoke(self, args: Sequence[Value]) -> Value:
         bound = dict(zip(self.params, args, strict=False))
-        return self.body(Overlay(bound, self.row), context)
+        return self.body(Overlay(bound, self.row), self.context)
 
 
 def lookup(mapping: Mapping[str, Value], key: str) -> Value:
@@ -258,7 +258,7 @@ def _call(expr: s.Call) -> Eval:
         target = func(row, context)
         if not isinstance(target, Function):
             raise EvalError(f"cannot call a {type_name(target)}")
-        return target.invoke(context, [arg(row, context) for arg in args])
+        return target.invoke([arg(row, context) for arg in args])
 
     return call
 
@@ -342,7 +342,7 @@ def _compile(expr: s.Expr) -> Eval:
             return lambda row, context: context.shorthand(name)
         case s.Lambda(params=params, body=body):
             compiled = compile_expr(body)
-            return lambda row, context: LambdaValue(params, compiled, row)
+            return lambda row, context: LambdaValue(params, compiled, row, context)
         case s.ListExpr(items=items):
             parts = [compile_expr(item) for item in items]
             return lambda row, context: [part(row, context) for part in parts]

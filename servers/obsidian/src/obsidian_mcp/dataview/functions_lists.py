@@ -65,9 +65,7 @@ def extract(context: EvalContext, args: Sequence[Value]) -> Value:
 
 sort = DataviewFunction("sort")
 sort.on("array")(lambda c, items: sorted(items, key=lambda v: sort_key(v, c.normalize)))
-sort.on("array", "function")(
-    lambda c, items, key: sorted(items, key=lambda v: sort_key(key.invoke(c, [v]), c.normalize))
-)
+sort.on("array", "function")(lambda c, items, key: sorted(items, key=lambda v: sort_key(key.invoke([v]), c.normalize)))
 sort.on("*")(lambda c, v: v)
 
 reverse = DataviewFunction("reverse")
@@ -93,7 +91,7 @@ firstvalue.on("null")(lambda c, n: None)
 def _quantifier(name: str, combine: Callable[[Iterable[bool]], bool]) -> DataviewFunction:
     function = DataviewFunction(name)
     function.on("array")(lambda c, items: combine(truthy(item) for item in items))
-    function.on("array", "function")(lambda c, items, test: combine(truthy(test.invoke(c, [item])) for item in items))
+    function.on("array", "function")(lambda c, items, test: combine(truthy(test.invoke([item])) for item in items))
     function.any_args(lambda c, *items: combine(truthy(item) for item in items))
     return function
 
@@ -110,11 +108,11 @@ join.on("array")(lambda c, items: ", ".join(display(item, c.normalize) for item 
 join.on("*")(lambda c, v: display(v, c.normalize))
 
 filter_ = DataviewFunction("filter")
-filter_.on("array", "function")(lambda c, items, test: [item for item in items if truthy(test.invoke(c, [item]))])
+filter_.on("array", "function")(lambda c, items, test: [item for item in items if truthy(test.invoke([item]))])
 filter_.on("null", "*")(lambda c, n, f: None)
 
 map_ = DataviewFunction("map")
-map_.on("array", "function")(lambda c, items, step: [step.invoke(c, [item]) for item in items])
+map_.on("array", "function")(lambda c, items, step: [step.invoke([item]) for item in items])
 map_.on("null", "*")(lambda c, n, f: None)
 
 

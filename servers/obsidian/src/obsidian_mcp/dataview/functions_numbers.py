@@ -113,7 +113,7 @@ def _by(name: str, keep_first: Callable[[int], bool]) -> DataviewFunction:
     def by(context: EvalContext, items: list[Value], key: Function) -> Value:
         if not items:
             return None
-        scored = [(item, key.invoke(context, [item])) for item in items]
+        scored = [(item, key.invoke([item])) for item in items]
         scored = [pair for pair in scored if pair[1] is not None] or [(items[0], None)]
         best = scored[0]
         for pair in scored[1:]:
@@ -150,7 +150,7 @@ def _reduce_with(context: EvalContext, items: list[Value], step: Function) -> Va
     result = items[0]
     for item in items[1:]:
         if item is not None:
-            result = step.invoke(context, [result, item])
+            result = step.invoke([result, item])
     return result
 
 

@@ -14,13 +14,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, TypeAlias, TypeGuard
+from typing import Literal, TypeAlias, TypeGuard
 
 from obsidian_mcp.dataview import dates
 from obsidian_mcp.dataview.durations import Duration
-
-if TYPE_CHECKING:
-    from obsidian_mcp.dataview.context import EvalContext
 
 Value: TypeAlias = (
     "bool | int | float | str | datetime | Duration | Link | list[Value] | Mapping[str, Value] | Function | None"
@@ -79,10 +76,11 @@ def normalize_heading(heading: str) -> str:
 
 
 class Function(ABC):
-    """A callable value (a lambda)."""
+    """A callable value (a lambda). It is bound to the evaluation it was made in (its row, the
+    query's context), so calling it takes only the arguments."""
 
     @abstractmethod
-    def invoke(self, context: EvalContext, args: Sequence[Value]) -> Value: ...
+    def invoke(self, args: Sequence[Value]) -> Value: ...
 
 
 _TYPE_NAMES: dict[type, str] = {
