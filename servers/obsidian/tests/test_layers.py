@@ -8,12 +8,15 @@ package; `dataview` is the pure query engine and `semantic` the pure engine of s
 each imports nothing of the rest of the package but `structure`. Within the domain, `vault` never
 imports `index`; the operations of `index` (search, tags, backlinks, move, check, retag) share
 pieces through small modules (graph, text, progress, results) instead of importing each other;
-tool modules share only `tools.common` and `tools.worker`.
+tool modules share only `tools.common` and `tools.worker`. And no module imports itself, through
+any chain of imports: the import graph (every import, in functions and under TYPE_CHECKING too) has
+no cycle.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -96,3 +99,88 @@ def test_tool_modules_share_only_common_and_worker() -> None:
     for path in modules("tools"):
         sideways = {m for m in imports(path) if m.startswith("tools.") and m.split(".")[1] not in SHARED_TOOL_MODULES}
         assert not sideways, f"tools/{path.name} imports {sorted(sideways)}"
+
+
+# -- no import cycles -----------------------------------------------------------------------------
+
+ImportGraph = dict[str, set[str]]  # module -> the package's modules it imports (dotted, full names)
+
+
+def module_name(path: Path, root: Path) -> str:
+    """The dotted name of the module at `path`, `root` being the package's folder."""
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path) -> ImportGraph:
+    """Every module of the package at `root` and the modules of it that it imports anywhere (at
+    module level, in functions, under TYPE_CHECKING); relative imports are resolved, and
+    `from package import name` counts as importing the module `name` when there is one, else the
+    package."""
+    paths = {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+    graph: ImportGraph = {}
+    for name, path in paths.items():
+        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names if alias.name in paths}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+                for alias in node.names:
+                    target = f"{base}.{alias.name}"
+                    found |= {target} if target in paths else {base} if base in paths else set()
+        graph[name] = found - {name}
+    return graph
+
+
+def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
+    """A cycle of `graph` as the modules along it, the first repeated at the end; None if there is none."""
+    done: set[str] = set()
+    for start in sorted(graph):
+        if start in done:
+            continue
+        path: list[str] = [start]  # the depth-first path from `start`, beside the edges left to walk
+        edges = [iter(sorted(graph[start]))]
+        while edges:
+            following = next(edges[-1], None)
+            if following is None:
+                done.add(path.pop())
+                edges.pop()
+            elif following in path:
+                return [*path[path.index(following) :], following]
+            elif following not in done:
+                path.append(following)
+                edges.append(iter(sorted(graph.get(following, ()))))
+    return None
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = import_graph(PACKAGE)
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_check_finds_a_planted_cycle(tmp_path: Path) -> None:
+    """The check can fail: a cycle through a function-level import and a TYPE_CHECKING one is found."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("def f() -> None:\n    from pkg.sub import b\n")
+    (package / "sub" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .. import c\n")
+    (package / "c.py").write_text("import pkg.a\n")
+    graph = import_graph(package)
+    assert graph["pkg.sub.b"] == {"pkg.c"}
+    assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
+    (package / "c.py").write_text("")
+    assert find_cycle(import_graph(package)) is None
+
+
+def test_the_cycle_check_finds_a_cycle_planted_in_the_package() -> None:
+    graph = import_graph(PACKAGE)
+    graph["obsidian_mcp.dataview.values"].add("obsidian_mcp.dataview.context")  # the circle issue 26 cut
+    cycle = find_cycle(graph)
+    assert cycle is not None and {"obsidian_mcp.dataview.values", "obsidian_mcp.dataview.context"} <= set(cycle)
