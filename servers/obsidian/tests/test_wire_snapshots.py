@@ -3,7 +3,9 @@ server (`build_server`), driven by the SDK's own client over its in-memory trans
 
 Whole payloads are pinned, not key subsets: a field that appears, vanishes or changes its form
 fails here before it reaches a client. Only what varies from run to run is replaced, visibly, by
-`stable` (etags and file times). The subprocess suite in tests/contract keeps guarding the wire
+`stable` (etags and file times). Every tool has at least one success here; test_wire_errors.py
+pins one error of each. A failure here is a change of the wire: update the snapshot and
+specs/contracts in the same change. The subprocess suite in tests/contract keeps guarding the wire
 itself (stdio framing, errors, logs); this one is the quick guard of the answers' shapes.
 """
 
@@ -19,7 +21,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp_types import TextContent
-from obsidian_mcp.server import Config, build_server
+from obsidian_mcp.semantic import HashingEmbedder
+from obsidian_mcp.server import Config, assemble, build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -326,6 +329,73 @@ async def test_get_backlinks(reader: Client) -> None:
     )
 
 
+async def test_similar_notes(vault: Path, tmp_path: Path) -> None:
+    # HashingEmbedder: scores that depend on no model file; the vectors are complete before the call
+    assembled = assemble(Config(vault=vault, index_dir=tmp_path / "index"), embedder=HashingEmbedder())
+    try:
+        async with Client(assembled.server, mode="legacy") as client:
+            await call(client, "list_tags", {})  # the first call builds the index, then its vectors
+            assert assembled.index.vectors.wait(60)
+            assert_exact(
+                await call(client, "similar_notes", {"path": "Projects/Garden Shed", "limit": 3}),
+                {
+                    "path": "Projects/Garden Shed.md",
+                    "results": [
+                        {
+                            "path": "Projects/Website Redesign.md",
+                            "title": "Website Redesign",
+                            "score": 0.567105,
+                            "snippet": "Rebuilding my personal site as a small static site: a short bio, a few essays, "
+                            "and a page of projects. On hold until the Garden Shed has a roof. Decisions…",
+                        },
+                        {
+                            "path": "Daily/2026-11-21.md",
+                            "title": "Saturday, 21 November",
+                            "score": 0.566842,
+                            "snippet": "Shed day. Jonas Weber came over at nine; we got the floor joists level and "
+                            "the first two wall frames up before the rain. Material costs are in Garden Shed…",
+                        },
+                        {
+                            "path": "Resources/Long Essay.md",
+                            "title": "Compost, Not Archive: Ten Years of Keeping Notes",
+                            "score": 0.560112,
+                            "snippet": "Ten years of keeping notes, and what I got wrong for most of them. A shoebox "
+                            "of notebooks: There is a shoebox on the top shelf of my wardrobe that holds every…",
+                        },
+                    ],
+                    "warnings": [],
+                },
+            )
+    finally:
+        assembled.index.close()
+
+
+def table_row(path: str, status: str, due: str | None) -> dict[str, Any]:
+    return {"path": path, "values": [path, status, due]}
+
+
+async def test_query_notes(reader: Client) -> None:
+    query = "TABLE status, due FROM #project WHERE status SORT file.name"
+    assert_exact(
+        await call(reader, "query_notes", {"query": query}),
+        {
+            "type": "table",
+            "columns": ["File", "status", "due"],
+            "show_id": True,
+            "rows": [
+                table_row("Projects/Alpha.md", "active", "2027-01-29"),
+                table_row("Projects/Garden Shed.md", "active", "2026-12-15"),
+                table_row("Projects/Half Marathon.md", "planning", None),
+                table_row("Projects/Website Redesign.md", "on-hold", None),
+            ],
+            "tasks": [],
+            "total": 4,
+            "truncated": False,
+            "warnings": [],
+        },
+    )
+
+
 # -- writing -------------------------------------------------------------------------------------
 
 
@@ -447,6 +517,54 @@ async def test_daily_note_of_a_week_from_the_periodic_notes_settings(client: Cli
             "path": "Weekly/2026-W53.md",
             "created": False,
             "content": "# 2026-W53\n\nMon 28 Dec – Sun 3 Jan\n",
+            "warnings": [],
+        },
+    )
+
+
+async def test_append_to_note_under_a_heading(client: Client, vault: Path) -> None:
+    arguments = {"path": "Projects/Garden Shed", "heading": "Plan", "content": "- [ ] Fit the gutter\n"}
+    assert_exact(
+        await call(client, "append_to_note", arguments),
+        {"path": "Projects/Garden Shed.md", "etag": "<etag>", "created": False},
+    )
+    text = (vault / "Projects" / "Garden Shed.md").read_text(encoding="utf-8")
+    assert "- [ ] Move bikes in — see [[Bike Maintenance]] for the winter checklist\n- [ ] Fit the gutter\n" in text
+
+
+async def test_replace_section(client: Client, vault: Path) -> None:
+    arguments = {"path": "Projects/Garden Shed", "heading": "## Notes", "content": "Nothing yet.\n"}
+    assert_exact(
+        await call(client, "replace_section", arguments),
+        {"path": "Projects/Garden Shed.md", "etag": "<etag>", "created": False},
+    )
+    assert (vault / "Projects" / "Garden Shed.md").read_text(encoding="utf-8").endswith("\n## Notes\nNothing yet.\n")
+
+
+async def test_delete_note(client: Client, vault: Path) -> None:
+    assert_exact(
+        await call(client, "delete_note", {"path": "Inbox"}),
+        {"path": "Inbox.md", "trashed_to": ".trash/Inbox.md"},
+    )
+    assert not (vault / "Inbox.md").exists() and (vault / ".trash" / "Inbox.md").is_file()
+
+
+async def test_update_task(client: Client) -> None:
+    arguments = {
+        "path": "Projects/Garden Shed",
+        "line": 20,
+        "expected_text": "- [ ] Remaining wall frames and door opening",
+        "status": "/",
+    }
+    assert_exact(
+        await call(client, "update_task", arguments),
+        {
+            "path": "Projects/Garden Shed.md",
+            "line": 20,
+            "text": "- [/] Remaining wall frames and door opening",
+            "etag": "<etag>",
+            "next_created": False,
+            "next_text": None,
             "warnings": [],
         },
     )
