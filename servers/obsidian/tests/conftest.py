@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import shutil
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
+from obsidian_mcp.server import Config, build_server
 from obsidian_mcp.vault.paths import Vault
 from obsidian_mcp.vault.storage import PathLocks
 
@@ -114,3 +118,41 @@ def vault_access_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(os, "listdir", spy_listdir)
     monkeypatch.setattr(os, "scandir", spy_scandir)
     yield seen
+
+
+# -- wire snapshots (test_wire_snapshots.py, test_wire_errors.py) -------------------------------
+
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "vault"
+# The parts of the sample vault the wire snapshots were taken on. Search scores depend on every note
+# (BM25), so notes added to the sample vault later stay out: they would change scores, not shapes.
+SNAPSHOT_PARTS = (".obsidian", "Areas", "Daily", "People", "Projects", "Resources", "Templates", "Home.md", "Inbox.md")
+
+
+def _sample_copy(folder: Path) -> Path:
+    root = folder / "vault"
+    root.mkdir()
+    for name in SNAPSHOT_PARTS:
+        if (SAMPLE / name).is_dir():
+            shutil.copytree(SAMPLE / name, root / name, symlinks=True)
+        else:
+            shutil.copy2(SAMPLE / name, root / name)
+    return root
+
+
+@asynccontextmanager
+async def _connected(vault: Path, index_dir: Path, *, read_only: bool = False) -> AsyncIterator[Client]:
+    server = build_server(Config(vault=vault, index_dir=index_dir, read_only=read_only))
+    async with Client(server, mode="legacy") as client:  # initialize handshake + JSON-RPC, like stdio
+        yield client
+
+
+@pytest.fixture(scope="session")
+def sample_copy() -> Callable[[Path], Path]:
+    """`sample_copy(folder)` → `folder/vault`, a copy of the sample vault's parts the snapshots were taken on."""
+    return _sample_copy
+
+
+@pytest.fixture(scope="session")
+def connected() -> Callable[..., AbstractAsyncContextManager[Client]]:
+    """`connected(vault, index_dir, read_only=False)` → a client of a server built on `vault`, in process."""
+    return _connected

@@ -14,21 +14,17 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 from mcp_types import TextContent
-from obsidian_mcp.semantic import HashingEmbedder
-from obsidian_mcp.server import Config, assemble
 
 pytestmark = pytest.mark.anyio
 
-SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "vault"
-SAMPLE_PARTS = (".obsidian", "Areas", "Daily", "People", "Projects", "Resources", "Templates", "Home.md", "Inbox.md")
 REQUEST_ID = re.compile(r"[0-9a-f]{16}")
 ETAG = re.compile(r"[0-9a-f]{32}")
 
@@ -38,30 +34,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def sample_copy(folder: Path) -> Path:
-    root = folder / "vault"
-    root.mkdir()
-    for name in SAMPLE_PARTS:
-        if (SAMPLE / name).is_dir():
-            shutil.copytree(SAMPLE / name, root / name, symlinks=True)
-        else:
-            shutil.copy2(SAMPLE / name, root / name)
-    return root
-
-
-@asynccontextmanager
-async def connected(vault: Path, index_dir: Path, *, read_only: bool = False) -> AsyncIterator[Client]:
-    # HashingEmbedder: similar_notes needs no model file to fail
-    assembled = assemble(Config(vault=vault, index_dir=index_dir, read_only=read_only), embedder=HashingEmbedder())
-    try:
-        async with Client(assembled.server, mode="legacy") as client:
-            yield client
-    finally:
-        assembled.index.close()
-
-
 @pytest.fixture(scope="module")
-async def reader(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
+async def reader(
+    tmp_path_factory: pytest.TempPathFactory,
+    sample_copy: Callable[[Path], Path],
+    connected: Callable[..., AbstractAsyncContextManager[Client]],
+) -> AsyncIterator[Client]:
     """A client shared by the tests: every call here fails, so none of them changes the vault."""
     folder = tmp_path_factory.mktemp("failing")
     async with connected(sample_copy(folder), folder / "index") as client:
@@ -239,7 +217,9 @@ async def test_similar_notes_of_a_missing_note(reader: Client) -> None:
     )
 
 
-async def test_list_tags_of_a_vault_gone(tmp_path: Path) -> None:
+async def test_list_tags_of_a_vault_gone(
+    tmp_path: Path, sample_copy: Callable[[Path], Path], connected: Callable[..., AbstractAsyncContextManager[Client]]
+) -> None:
     vault = sample_copy(tmp_path)
     async with connected(vault, tmp_path / "index") as client:
         shutil.rmtree(vault)  # unmounted, say, before the first call
@@ -271,7 +251,9 @@ async def test_move_note_onto_an_existing_note(reader: Client) -> None:
     )
 
 
-async def test_rename_tag_on_a_read_only_server(tmp_path: Path) -> None:
+async def test_rename_tag_on_a_read_only_server(
+    tmp_path: Path, sample_copy: Callable[[Path], Path], connected: Callable[..., AbstractAsyncContextManager[Client]]
+) -> None:
     async with connected(sample_copy(tmp_path), tmp_path / "index", read_only=True) as client:
         assert_exact(
             await error(client, "rename_tag", {"tag": "project", "new_tag": "projects"}),

@@ -12,9 +12,8 @@ itself (stdio framing, errors, logs); this one is the quick guard of the answers
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,14 @@ import pytest
 from mcp import Client
 from mcp_types import TextContent
 from obsidian_mcp.semantic import HashingEmbedder
-from obsidian_mcp.server import Config, assemble, build_server
+from obsidian_mcp.server import Config, assemble
+
+Connect = Callable[..., AbstractAsyncContextManager[Client]]  # the `connected` fixture (conftest.py)
+Copier = Callable[[Path], Path]  # the `sample_copy` fixture (conftest.py)
+SAM_RIVERA = Path(__file__).resolve().parents[3] / "examples" / "vault" / "People" / "Sam Rivera.md"
 
 pytestmark = pytest.mark.anyio
 
-SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "vault"
-# The parts of the sample vault these snapshots were taken on. Search scores depend on every note
-# (BM25), so notes added to the sample vault later stay out: they would change scores, not shapes.
-SAMPLE_PARTS = (".obsidian", "Areas", "Daily", "People", "Projects", "Resources", "Templates", "Home.md", "Inbox.md")
 PLACEHOLDERS = {"etag": "<etag>", "modified": "<modified>"}
 
 
@@ -38,39 +37,25 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def sample_copy(folder: Path) -> Path:
-    root = folder / "vault"
-    root.mkdir()
-    for name in SAMPLE_PARTS:
-        if (SAMPLE / name).is_dir():
-            shutil.copytree(SAMPLE / name, root / name, symlinks=True)
-        else:
-            shutil.copy2(SAMPLE / name, root / name)
-    return root
-
-
 @pytest.fixture
-def vault(tmp_path: Path) -> Path:
+def vault(tmp_path: Path, sample_copy: Copier) -> Path:
     """A private copy of the sample vault, for a test that changes it."""
     return sample_copy(tmp_path)
 
 
-@asynccontextmanager
-async def connected(vault: Path, index_dir: Path, *, read_only: bool = False) -> AsyncIterator[Client]:
-    server = build_server(Config(vault=vault, index_dir=index_dir, read_only=read_only))
-    async with Client(server, mode="legacy") as client:  # initialize handshake + JSON-RPC, like stdio
-        yield client
-
-
 @pytest.fixture
-async def client(vault: Path, tmp_path: Path) -> AsyncIterator[Client]:
+async def client(vault: Path, tmp_path: Path, connected: Connect) -> AsyncIterator[Client]:
     """A client of a server on the test's own copy of the sample vault."""
     async with connected(vault, tmp_path / "index") as client:
         yield client
 
 
 @pytest.fixture(scope="module")
-async def reader(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
+async def reader(
+    tmp_path_factory: pytest.TempPathFactory,
+    sample_copy: Copier,
+    connected: Connect,
+) -> AsyncIterator[Client]:
     """A client shared by the tests that only read: one server and index build for all of them."""
     folder = tmp_path_factory.mktemp("reading")
     async with connected(sample_copy(folder), folder / "index") as client:
@@ -127,7 +112,9 @@ async def test_read_note(reader: Client) -> None:
         await call(reader, "read_note", {"path": "People/Sam Rivera"}),
         {
             "path": "People/Sam Rivera.md",
-            "content": (SAMPLE / "People" / "Sam Rivera.md").read_text(encoding="utf-8"),
+            "content": (Path(__file__).resolve().parents[3] / "examples/vault/People/Sam Rivera.md").read_text(
+                encoding="utf-8"
+            ),
             "frontmatter": {
                 "title": "Sam Rivera",
                 "aliases": ["Sam"],
@@ -701,7 +688,9 @@ async def test_tools_list_names_and_annotations(reader: Client) -> None:
     assert_exact(await annotated_tools(reader), TOOLS)
 
 
-async def test_tools_list_in_read_only_mode_keeps_the_reading_tools(vault: Path, tmp_path: Path) -> None:
+async def test_tools_list_in_read_only_mode_keeps_the_reading_tools(
+    vault: Path, tmp_path: Path, connected: Connect
+) -> None:
     async with connected(vault, tmp_path / "index", read_only=True) as client:
         listed = await annotated_tools(client)
     # write tools are not listed; daily_note stays (it then only finds notes)
