@@ -489,3 +489,27 @@ async def test_an_answer_counts_only_for_the_question_it_answered(
         )
         assert isinstance(answered, types.CallToolResult) and not answered.is_error
     assert sent_with_subject(emu, "second") == [] and len(sent_with_subject(emu, "first")) == 1
+
+
+async def test_a_draft_changed_while_the_person_is_asked_is_not_sent(
+    make_server: Callable[..., ContractServer], emu: Emulator, tmp_path: Path
+) -> None:
+    """The person says yes to the draft they were shown; if it changed meanwhile (another client added a
+    recipient), that yes is not for what would go out: nothing is sent (`reason: changed`)."""
+    server = make_server(confirm=ConfirmMode.NEW_RECIPIENTS)
+    _, created = await call(server, "create_draft", {"to": STRANGER, "subject": "swap", "body": "x"}, None)
+    draft_id = created["draft_id"]
+    swapped = b"To: other@attacker.test\r\nSubject: swap\r\n\r\nsomething else\r\n"
+
+    class ChangesItFirst(ThePerson):
+        async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            emu.mailbox.update_draft(draft_id, swapped, None)
+            return await super().__call__(context, params)
+
+    person = ChangesItFirst()
+    failed, payload = await call(server, "send_draft", {"draft_id": draft_id}, person)
+    assert failed and payload["error"] == "permission_denied", payload
+    assert payload["details"]["reason"] == "changed" and payload["details"]["id"] == draft_id
+    assert STRANGER in person.questions[0].message  # what they said yes to
+    assert emu.mailbox.search("in:sent subject:swap") == []
+    assert audit_lines(tmp_path)[-1]["outcome"] == "failed"
