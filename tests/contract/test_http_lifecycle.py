@@ -18,6 +18,9 @@ from tests.contract.harness import HttpServer, http_client
 pytestmark = [pytest.mark.anyio, pytest.mark.transport_independent(reason="starts its own HTTP servers; runs once")]
 
 
+ATTEMPTS = 10
+
+
 def obsidian_http(vault: Path, folder: Path) -> HttpServer:
     return HttpServer.python("obsidian_mcp", ["--vault", str(vault), "--index-dir", str(folder / "index")], folder)
 
@@ -39,19 +42,28 @@ async def test_sigterm_lets_the_write_in_progress_finish_then_exits_0(vault: Pat
                 arguments = {"path": "Big", "content": content, "mode": "overwrite"}
                 answers["write"] = await client.call_tool("write_note", arguments)
 
-            def until_the_write_is_under_way() -> None:  # spins: the temp file may exist for a few ms only
+            def under_way() -> bool:  # spins: the temp file may exist for a few ms only
                 deadline = time.monotonic() + 30
                 while not any(name.endswith(".tmp") for name in os.listdir(vault)):
-                    assert "write" not in answers, "the write ended before it was seen under way"
+                    if "write" in answers:
+                        return False  # it ended between two looks (a loaded machine): write again
                     assert time.monotonic() < deadline, "the write never started"
+                return True
 
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(big_write)
-                await anyio.to_thread.run_sync(until_the_write_is_under_way)
-                server.proc.send_signal(signal.SIGTERM)
+            # Seeing the write in flight is a race with the machine's load, so the write is repeated until
+            # the SIGTERM lands during one (each try overwrites the same note with the same bytes).
+            for _ in range(ATTEMPTS):
+                answers.pop("write", None)
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(big_write)
+                    if await anyio.to_thread.run_sync(under_way):
+                        server.proc.send_signal(signal.SIGTERM)
+                        break
+            else:
+                pytest.fail(f"no write was seen under way in {ATTEMPTS} tries")
     finally:
         exit_code = await anyio.to_thread.run_sync(server.stop)
-    assert answers["write"].structured_content["created"] is True
+    assert not answers["write"].is_error and answers["write"].structured_content["path"] == "Big.md"
     assert exit_code == 0
     assert (vault / "Big.md").read_text() == content
     assert not [p for p in vault.iterdir() if p.name.endswith(".tmp")]

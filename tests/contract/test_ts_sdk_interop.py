@@ -12,11 +12,13 @@ contract object (interface.md §5).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
 import socket
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,14 +114,17 @@ def driver() -> list[str]:
     node, npm = tools["node"], tools["npm"]
     assert node is not None and npm is not None
     wanted = _lock_digest()
-    installed = STAMP.read_text().strip() if STAMP.is_file() else None
-    if installed != wanted or not (NODE_MODULES / SDK / "package.json").is_file():
-        proc = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=TS_CLIENT, capture_output=True, text=True, timeout=600
-        )
-        if proc.returncode != 0:
-            pytest.fail(f"`npm ci` in {TS_CLIENT} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-        STAMP.write_text(wanted + "\n")
+    # pytest-xdist may run both tests at once in two processes: one `npm ci` at a time in this folder.
+    with open(Path(tempfile.gettempdir()) / "mcp-contract-ts-client.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        installed = STAMP.read_text().strip() if STAMP.is_file() else None
+        if installed != wanted or not (NODE_MODULES / SDK / "package.json").is_file():
+            proc = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund"], cwd=TS_CLIENT, capture_output=True, text=True, timeout=600
+            )
+            if proc.returncode != 0:
+                pytest.fail(f"`npm ci` in {TS_CLIENT} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+            STAMP.write_text(wanted + "\n")
     return [node, str(TS_CLIENT / "driver.mjs")]
 
 
