@@ -318,6 +318,56 @@ async def test_a_restart_on_an_up_to_date_index_answers_its_first_search_unflagg
         assert first["warnings"] == [] and REFUNDS in paths(first)  # the stored vectors loaded, not flagged
 
 
+async def test_a_restart_preloaded_by_the_cli_serves_the_preloaded_vectors_unflagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "_preloaded", None)
+    vault = sample_copy(tmp_path)
+    async with serving(vault, tmp_path / "index") as (client, assembled):  # the default model
+        await call(client, "search_notes", {"query": "refund"})
+        assert assembled.index.vectors.wait(60)
+    location = index_location(tmp_path / "index", vault.resolve())
+    vectors.preload(location)  # what `obsidian-mcp` does before importing the MCP SDK
+    early = vectors._preloaded
+    assert early is not None
+    early.thread.join()
+    assert early.loaded is not None
+    preloaded = early.loaded[0]
+    async with serving(vault, tmp_path / "index") as (client, assembled):
+        assembled.index.start()
+        first = await call(client, "search_notes", {"query": "refund window store purchase"})
+        assert first["warnings"] == [] and REFUNDS in paths(first)
+        assert assembled.index.vectors.index is preloaded and vectors._preloaded is None
+
+
+def test_a_preload_of_a_file_replaced_since_is_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors, "_preloaded", None)
+    vault = sample_copy(tmp_path)
+    index = VaultIndex(Vault(vault), index_location(tmp_path / "index", vault.resolve()), watch=False)
+    index.refresh()
+    assert index.vectors.wait(60)
+    location = index.store.location
+    index.close()
+    assert location is not None
+    vectors.preload(location)
+    early = vectors._preloaded
+    assert early is not None
+    early.thread.join()
+    loaded = early.loaded
+    assert loaded is not None
+    shutil.copy(location, location.with_suffix(".copy"))
+    os.replace(location.with_suffix(".copy"), location)  # another file at the same path
+    assert early.take(location) is None
+    with pytest.raises(sqlite3.ProgrammingError):
+        loaded[1].execute("SELECT 1")  # closed
+
+
+def test_no_preload_without_an_index_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors, "_preloaded", None)
+    vectors.preload(tmp_path / "missing" / "index.sqlite3")
+    assert vectors._preloaded is None
+
+
 class CountingEmbedder(HashingEmbedder):
     def __init__(self) -> None:
         super().__init__()

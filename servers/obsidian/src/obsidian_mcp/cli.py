@@ -1,4 +1,9 @@
-"""`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`."""
+"""`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`.
+
+The MCP SDK (~1 s to import) is imported only once the command is known to serve, after the stored
+vectors and the model of a restarted index have started loading (`index.vectors.preload`): they are
+then loaded by the time `initialize` answers. `--help` and `http-token` import neither.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,11 @@ from pathlib import Path
 
 import click
 
+from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
+from obsidian_mcp.index.vectors import preload
 from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
-from obsidian_mcp.server import Config, assemble
 from obsidian_mcp.vault.exclusions import Exclusions, InvalidExclusion
 from obsidian_mcp.vault.storage import cleanup_stale_temp_files
 
@@ -104,6 +110,10 @@ def main(
     except InvalidExclusion as exc:
         log.critical(f"cannot start: {exc} (--exclude / OBSIDIAN_MCP_EXCLUDE)")
         sys.exit(2)
+    preload(index_location(index_dir or default_index_dir(), root))  # as `assemble` finds it; before the SDK
+
+    from obsidian_mcp.server import Config, assemble  # imports the MCP SDK
+
     config = Config(
         vault=root,
         read_only=read_only,

@@ -12,12 +12,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from .http_token import TokenFileError, ensure_token, rotate_token, token_file_path
-from .server import ContractServer, UnknownTools
+
+if TYPE_CHECKING:  # the MCP SDK (~1 s to import) is imported by `cli` once the command runs, not for --help
+    from .server import ContractServer
 
 log = logging.getLogger("mcp_contract.serving")
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
@@ -97,6 +99,8 @@ def serving_options(service: str, default_port: int) -> Callable[[_Fn], _Fn]:
 
 def expose_tools(server: ContractServer, serving: Serving) -> None:
     """Apply --tools; a name that is no tool or group ends the process (exit 2) with one log line."""
+    from .server import UnknownTools
+
     try:
         server.expose(serving.tools)
     except UnknownTools as exc:

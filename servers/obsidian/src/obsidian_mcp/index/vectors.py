@@ -35,6 +35,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from obsidian_mcp.index.at_exit import stop_at_exit
@@ -61,6 +62,94 @@ def _single_threaded_blas() -> None:
     buffers. Only effective before numpy is first imported; the user's own setting wins."""
     if "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+class _Preload:
+    """What `preload` started: the stored vectors and the model of the index file at `location`,
+    loading on a thread of their own before the server exists."""
+
+    def __init__(self, location: Path) -> None:
+        self.location = location
+        self.identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file it read
+        self.loaded: tuple[SemanticIndex, sqlite3.Connection] | None = None
+        self.thread = threading.Thread(target=self._run, name="semantic-preload", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            stat = os.stat(self.location)
+            identity = (stat.st_dev, stat.st_ino)
+            probe = sqlite3.connect(f"{self.location.as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
+            try:
+                if probe.execute("SELECT 1 FROM semantic_notes LIMIT 1").fetchone() is None:
+                    return  # nothing stored: the build embeds everything anyway
+            finally:
+                probe.close()
+            self.loaded = _load_stored(self.location, None)
+            self.identity = identity
+        except Exception:  # e.g. no vector tables: the first build, as if there had been no preload
+            log.debug("no stored vectors loaded ahead", exc_info=True)
+
+    def take(self, location: Path) -> tuple[SemanticIndex, sqlite3.Connection] | None:
+        """Its loaded index, once loaded, if it read the file now at `location`; else None (closed)."""
+        self.thread.join()
+        loaded, self.loaded = self.loaded, None
+        if loaded is None:
+            return None
+        try:
+            stat = os.stat(location)
+            same = location == self.location and self.identity == (stat.st_dev, stat.st_ino)
+        except OSError:
+            same = False
+        if not same:  # the keyword store replaced the file meanwhile (or another location is used)
+            loaded[0].close()
+            loaded[1].close()
+            return None
+        return loaded
+
+
+_preloaded: _Preload | None = None
+
+
+def preload(location: Path) -> None:
+    """Start loading the stored vectors of the index file at `location`, and the default model, on a
+    thread of their own (`obsidian-mcp` before it imports the MCP SDK): a restart's first search by
+    meaning then need not wait for them. Nothing starts without an index file. The first
+    `VaultVectors.prepare` for this location with the default model takes what it loaded; anything
+    else (another file, a failure) falls back to loading there. Once per process."""
+    global _preloaded
+    if _preloaded is not None or not location.is_file():
+        return
+    _single_threaded_blas()
+    _preloaded = _Preload(location)
+    _preloaded.thread.start()
+
+
+def _take_preloaded(location: Path) -> tuple[SemanticIndex, sqlite3.Connection] | None:
+    global _preloaded
+    early, _preloaded = _preloaded, None
+    return early.take(location) if early is not None else None
+
+
+def _load_stored(location: Path, embedder: Embedder | None) -> tuple[SemanticIndex, sqlite3.Connection]:
+    """The vector tables in the index file at `location`, their stored vectors read and the model loaded."""
+    from obsidian_mcp.semantic import SemanticIndex
+
+    conn = sqlite3.connect(location, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        index = SemanticIndex(conn, embedder)
+    except BaseException:
+        conn.close()
+        raise
+    try:
+        index.indexed_paths()  # reads the stored vectors
+        index.embedder.embed([])  # loads the model
+    except BaseException:
+        index.close()
+        conn.close()
+        raise
+    return index, conn
 
 
 class VaultVectors:
@@ -250,6 +339,12 @@ class VaultVectors:
 
     def _prepare(self) -> None:
         try:
+            location = self._store.location
+            # what `preload` loaded of this very file with the default model, when it did
+            early = _take_preloaded(location) if location is not None and self._embedder is None else None
+            if early is not None:
+                self._prepared = early
+                return
             _single_threaded_blas()
             index, conn = self._semantic_index()
             index.indexed_paths()  # reads the stored vectors
