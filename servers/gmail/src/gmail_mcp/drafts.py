@@ -106,13 +106,7 @@ class Drafts:
         clearance = self.gate.clear_to_send(raw, person)
         if clearance.unavailable:
             new = [r.address for r in clearance.outbound.new]
-            raise ConfirmationRequired(
-                f"nothing was sent: sending to {', '.join(new) or 'anyone'} needs the person's confirmation and "
-                f"this client cannot ask for it (no MCP elicitation). The draft {draft_id} is unchanged: the "
-                "person can review and send it in Gmail.",
-                draft_id=draft_id,
-                new_recipients=new,
-            )
+            raise ConfirmationRequired.unsent(new, draft_id, f"The draft {draft_id} is unchanged")
         message = self.mailbox.get_draft(draft_id).message
         if message.id != current.id:
             raise DraftChanged(draft_id)

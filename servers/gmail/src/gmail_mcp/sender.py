@@ -43,13 +43,7 @@ class Sender:
         if clearance.unavailable:
             draft = self.delivery.create_draft(built)
             new = [r.address for r in clearance.outbound.new]
-            raise ConfirmationRequired(
-                f"nothing was sent: sending to {', '.join(new) or 'anyone'} needs the person's confirmation and "
-                f"this client cannot ask for it (no MCP elicitation). The mail is saved as draft "
-                f"{draft.id}: the person can review and send it in Gmail.",
-                draft_id=draft.id,
-                new_recipients=new,
-            )
+            raise ConfirmationRequired.unsent(new, draft.id, f"The mail is saved as draft {draft.id}")
 
     def _deliver(self, built: BuiltMessage, notes: list[ToolWarning]) -> SentMessage:
         done = self.delivery.send_message(built)

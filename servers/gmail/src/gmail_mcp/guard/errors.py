@@ -18,6 +18,17 @@ class ConfirmationRequired(GmailFailure):
         self.draft_id = draft_id
         self.new_recipients = new_recipients
 
+    @classmethod
+    def unsent(cls, new_recipients: list[str], draft_id: str, kept: str) -> ConfirmationRequired:
+        """A mail that was not sent because nobody could be asked; `kept` says where it waits, as a sentence."""
+        who = ", ".join(new_recipients) or "anyone"
+        return cls(
+            f"nothing was sent: sending to {who} needs the person's confirmation and this client cannot ask "
+            f"for it (no MCP elicitation). {kept}: the person can review and send it in Gmail.",
+            draft_id=draft_id,
+            new_recipients=new_recipients,
+        )
+
 
 class DraftChanged(GmailFailure):
     """The draft changed while the person was being asked: what they said yes to is not what would be sent."""

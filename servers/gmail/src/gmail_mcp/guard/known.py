@@ -69,7 +69,7 @@ class KnownRecipients:
     def known(self, addresses: Iterable[str]) -> set[str]:
         """Those of `addresses` (canonical forms) that are known to the account."""
         wanted = set(addresses)
-        own = {canonical(a) for a in self.send_as.own()}
+        own = self._own()
         found = {a for a in wanted if a in own or self.trusted.trusts(a)}
         with self._lock:
             if wanted - found - self._known:
@@ -86,8 +86,11 @@ class KnownRecipients:
         recipient is compared with, to show the person a lookalike or a borrowed name."""
         with self._lock:
             learnt, names = set(self._known), dict(self._names)
-        own = {canonical(a) for a in self.send_as.own()}
-        return Directory(frozenset(learnt | own | self.trusted.addresses), names)
+        return Directory(frozenset(learnt | self._own() | self.trusted.addresses), names)
+
+    def _own(self) -> set[str]:
+        """The account's send-as addresses, canonical."""
+        return {canonical(a) for a in self.send_as.own()}
 
     def _refresh(self) -> None:
         """Learn the recipients of the Sent messages not read yet, newest first."""
@@ -108,9 +111,10 @@ class KnownRecipients:
         fetched = self.mailbox.get_messages_metadata(ids, RECIPIENT_HEADERS, with_label_list=False).messages
         for message_id, resource in fetched.succeeded.items():
             for address in _recipients(resource):
-                self._known.add(canonical(address.addr_spec))
+                found = canonical(address.addr_spec)
+                self._known.add(found)
                 if address.display_name:
-                    self._names.setdefault(address.display_name.casefold(), canonical(address.addr_spec))
+                    self._names.setdefault(address.display_name.casefold(), found)
             self._seen.add(message_id)
 
     def _sent_to(self, address: str) -> bool:
