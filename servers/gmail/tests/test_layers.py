@@ -20,8 +20,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gmail_mcp"
 NAME = "gmail_mcp"
 FOUNDATION = {"mail", "models", "files"}
 DOMAIN = {
-    "accounts", "authorize", "config", "delivery", "drafts", "errors", "filters", "guard", "labels", "organizer",
-    "outgoing", "reader", "results", "sendas", "sender", "warnings",
+    "accounts", "authorize", "config", "delivery", "documents", "drafts", "errors", "filters", "guard", "labels",
+    "organizer", "outgoing", "reader", "results", "sendas", "sender", "warnings",
 }  # fmt: skip
 # low to high; a module of a layer imports only modules of its own layer or of the layers below it
 LAYERS: list[set[str]] = [FOUNDATION, {"api"}, DOMAIN, {"runtime"}, {"tools"}, {"server"}, {"cli", "__main__"}]

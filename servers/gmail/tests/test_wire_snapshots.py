@@ -156,6 +156,7 @@ async def test_get_email_with_an_attachment(server: ContractServer, emu: Emulato
                 "mime_type": "application/pdf",
                 "size": 379,
                 "inline": False,
+                "readable": True,
             }
         ],
         "warnings": [],
@@ -179,8 +180,22 @@ async def test_get_email_shows_reply_to_and_inline_parts(server: ContractServer,
     new = emu.add_message(message.as_bytes(), ["INBOX"], None, 1_795_000_000_000)
     payload = await answer(server, "get_email", {"message_id": new})
     assert [minted(a, attachment_id="attachment") for a in payload.pop("attachments")] == [
-        {"attachment_id": MINTED, "filename": "logo.png", "mime_type": "image/png", "size": 3, "inline": True},
-        {"attachment_id": MINTED, "filename": "agenda.txt", "mime_type": "text/plain", "size": 9, "inline": False},
+        {
+            "attachment_id": MINTED,
+            "filename": "logo.png",
+            "mime_type": "image/png",
+            "size": 3,
+            "inline": True,
+            "readable": False,
+        },
+        {
+            "attachment_id": MINTED,
+            "filename": "agenda.txt",
+            "mime_type": "text/plain",
+            "size": 9,
+            "inline": False,
+            "readable": True,
+        },
     ]
     assert payload == {
         "id": new,

@@ -18,6 +18,7 @@ from gmail_mcp.api.errors import (
     SystemLabel,
     UnknownAccount,
 )
+from gmail_mcp.documents.errors import EncryptedDocument, UnreadableDocument, UnsupportedDocument
 from gmail_mcp.guard.errors import ConfirmationRequired, Declined, DraftChanged
 from gmail_mcp.mail.errors import AttachmentNotFound, InvalidField, MessageMalformed, NotSendAs
 from gmail_mcp.models import MCPError, contract_error
@@ -107,6 +108,14 @@ def to_contract(exc: BaseException, request_id: str, access: Access) -> MCPError
             return contract_error(
                 "not_found", f"attachment file not found: {name}", request_id, resource="attachment_file", path=name
             )
+        case EncryptedDocument():
+            return contract_error("permission_denied", str(exc), request_id, reason="encrypted", resource="attachment")
+        case UnsupportedDocument():
+            return contract_error(
+                "parse_error", str(exc), request_id, reason=exc.reason, resource="attachment", mime_type=exc.mime_type
+            )
+        case UnreadableDocument():
+            return contract_error("parse_error", str(exc), request_id, reason=exc.reason, resource="attachment")
         case MessageMalformed():
             return contract_error("parse_error", str(exc), request_id, reason="malformed_message")
         case NotSendAs():

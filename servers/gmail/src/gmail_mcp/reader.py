@@ -5,19 +5,38 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
-from gmail_mcp import warnings
+from gmail_mcp import documents, warnings
 from gmail_mcp.api.errors import ApiNotFound, ApiUnavailable, GmailFailure
 from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.api.views import Message
 from gmail_mcp.files import atomic_write
 from gmail_mcp.labels import LabelDirectory
+from gmail_mcp.mail.errors import InvalidField
 from gmail_mcp.mail.filenames import reserve_unique_path, safe_filename
+from gmail_mcp.mail.headers import part_charset
+from gmail_mcp.mail.message import Part
+from gmail_mcp.mail.mime import (
+    SYNTHETIC_ID_PREFIX,
+    Attachment,
+    attached_message,
+    attachment_ref,
+    attachments_of_size,
+    find_attachment,
+)
 from gmail_mcp.mail.parse import Fetch, ParsedEmail, parse_full, slice_body, summarize
-from gmail_mcp.results import AttachmentInfo, Email, SavedAttachment, SearchResult, Thread
+from gmail_mcp.mail.render import attached_message_text
+from gmail_mcp.mail.text import decode_base64url
+from gmail_mcp.results import AttachmentInfo, AttachmentText, Email, SavedAttachment, SearchResult, Thread
 
 SUMMARY_HEADERS = ("From", "To", "Subject", "Date")
+# Documents read lately, kept so that paging through one does not fetch and parse it again for every page
+# (a message never changes in Gmail): at most this many, and this many characters in all.
+KEPT_DOCUMENTS = 4
+KEPT_CHARS = 8_000_000
 
 
 class MailReader:
@@ -25,6 +44,8 @@ class MailReader:
         self.mailbox = mailbox
         self.labels = labels
         self.download_dir = download_dir
+        self._kept: OrderedDict[tuple[str, str], tuple[Attachment, documents.Extracted]] = OrderedDict()
+        self._kept_lock = threading.Lock()
 
     def search(self, query: str, max_results: int, page_token: str | None, include_spam_trash: bool) -> SearchResult:
         """Matching message summaries in two round trips: messages.list, then one batch of metadata gets.
@@ -88,8 +109,92 @@ class MailReader:
 
         return fetch
 
+    def read_attachment(self, message_id: str, attachment_id: str, offset: int, max_chars: int) -> AttachmentText:
+        """A page of an attachment's text: any part of the message, in attached messages too, named by its
+        attachment id (or, for a part Gmail gave no id, by `part_token`)."""
+        attachment, extracted = self._document(message_id, attachment_id)
+        text = extracted.text
+        if not 0 <= offset <= len(text):
+            raise InvalidField("offset", "out_of_range", f"offset must be between 0 and {len(text)}")
+        end = min(offset + max_chars, len(text))
+        next_offset = end if end < len(text) else None
+        answer = AttachmentText(
+            filename=attachment.filename,
+            mime_type=attachment.mime_type,
+            size=attachment.size,
+            text=text[offset:end],
+            pages=extracted.pages,
+            total_chars=len(text),
+            next_offset=next_offset,
+        )
+        if next_offset is not None:
+            answer.warnings.append(warnings.text_continues(end - offset, len(text), next_offset))
+        if extracted.cut is not None:
+            cut = extracted.cut
+            answer.warnings.append(warnings.document_cut(cut.reason, cut.read, cut.total))
+        if extracted.no_text_layer:
+            answer.warnings.append(warnings.no_text_layer(extracted.pages or 0))
+        if extracted.problems:
+            answer.warnings.append(warnings.content_dropped(extracted.problems, "the document"))
+        return answer
+
+    def _document(self, message_id: str, attachment_id: str) -> tuple[Attachment, documents.Extracted]:
+        resource = self.mailbox.get_message(message_id)
+        payload = resource.payload
+        found = find_attachment(payload, attachment_id) if payload is not None else None
+        content = None
+        if found is None and payload is not None and not attachment_id.startswith(SYNTHETIC_ID_PREFIX):
+            # Gmail may hand out a different attachmentId on each read: fetch by it, find the part by its size.
+            content = _decode(self.mailbox.get_attachment(message_id, attachment_id))
+            same = attachments_of_size(payload, len(content))
+            found = same[0] if len(same) == 1 else None
+        if found is None:
+            raise ApiNotFound("attachment", attachment_id[:100])
+        part, attachment = found
+        key = (message_id, part.part_id or "")
+        with self._kept_lock:
+            kept = self._kept.get(key)
+            if kept is not None:
+                self._kept.move_to_end(key)
+                return kept
+        extracted = self._extract(resource, part, attachment, content)
+        with self._kept_lock:
+            self._kept[key] = (attachment, extracted)
+            while len(self._kept) > KEPT_DOCUMENTS or (
+                len(self._kept) > 1 and sum(len(e.text) for _, e in self._kept.values()) > KEPT_CHARS
+            ):
+                self._kept.popitem(last=False)
+        return attachment, extracted
+
+    def _extract(
+        self, resource: Message, part: Part, attachment: Attachment, content: bytes | None
+    ) -> documents.Extracted:
+        inner = attached_message(part)
+        if inner is not None and content is None:  # an attached message Gmail shows expanded, read as get_email does
+            parsed = parse_full(Message(id="", payload=inner), self.labels.cached_names(), self._fetcher(resource))
+            text = attached_message_text(parsed, [attachment_ref(a) for a in parsed.attachments])
+            return documents.Extracted(text=text[: documents.LIMITS.max_chars], kind="eml")
+        if content is None:
+            if part.body.data:
+                content = decode_base64url(part.body.data)
+                if content is None:
+                    raise documents.UnreadableDocument("corrupt", "Gmail sent the attachment's bytes undecodable")
+            elif attachment.attachment_id is not None and resource.id is not None:
+                content = _decode(self.mailbox.get_attachment(resource.id, attachment.attachment_id))
+            else:
+                content = b""
+        return documents.extract(content, attachment.mime_type, attachment.filename, part_charset(part.headers))
+
     def save_attachment(self, message_id: str, attachment_id: str) -> SavedAttachment:
         """Save one attachment under the download folder: sanitised name, never overwriting, atomic."""
+        if attachment_id.startswith(SYNTHETIC_ID_PREFIX):  # a part whose bytes Gmail sent inline
+            resource = self.mailbox.get_message(message_id)
+            found = find_attachment(resource.payload, attachment_id) if resource.payload is not None else None
+            data = decode_base64url(found[0].body.data) if found is not None and found[0].body.data else None
+            if found is None or data is None:
+                raise ApiNotFound("attachment", attachment_id[:100])
+            target = self._save(safe_filename(found[1].filename), data)
+            return SavedAttachment(path=str(target), filename=target.name, size=len(data), mime_type=found[1].mime_type)
         parsed = self._parsed(message_id)
         content = _decode(self.mailbox.get_attachment(message_id, attachment_id))
         # Gmail may hand out a different attachmentId on each read; fall back to the part of the same size.
@@ -141,7 +246,12 @@ def email_view(parsed: ParsedEmail, body_offset: int, max_body_chars: int) -> Em
         next_body_offset=next_offset,
         attachments=[
             AttachmentInfo(
-                attachment_id=a.attachment_id, filename=a.filename, mime_type=a.mime_type, size=a.size, inline=a.inline
+                attachment_id=attachment_ref(a),
+                filename=a.filename,
+                mime_type=a.mime_type,
+                size=a.size,
+                inline=a.inline,
+                readable=documents.readable(a.mime_type, a.filename),
             )
             for a in parsed.attachments
         ],

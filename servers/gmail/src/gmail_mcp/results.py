@@ -19,6 +19,7 @@ __all__ = [
     "AccountInfo",
     "AccountList",
     "AttachmentInfo",
+    "AttachmentText",
     "CreatedDraft",
     "DeletedDraft",
     "DraftList",
@@ -93,6 +94,7 @@ class AttachmentInfo(BaseModel):
     mime_type: str
     size: int
     inline: bool = Field(description="part of the body's layout (e.g. a logo) rather than a file attached")
+    readable: bool = Field(description="read_attachment can give its text")
 
 
 class Email(BaseModel):
@@ -120,6 +122,17 @@ class Email(BaseModel):
 class Thread(BaseModel):
     thread_id: str
     messages: list[Email]
+
+
+class AttachmentText(BaseModel):
+    filename: str
+    mime_type: str
+    size: int = Field(description="bytes")
+    text: str
+    pages: int | None = _optional("a PDF's page count")
+    total_chars: int
+    next_offset: int | None
+    warnings: Warnings = Field(default_factory=list)
 
 
 class SavedAttachment(BaseModel):

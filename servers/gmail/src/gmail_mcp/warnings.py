@@ -16,6 +16,7 @@ CONTENT_TRUNCATED = "CONTENT_TRUNCATED"
 CONTENT_DROPPED = "CONTENT_DROPPED"
 PARTIAL_RESULTS = "PARTIAL_RESULTS"
 DELIVERY_CONFIRMED_AFTER_ERROR = "DELIVERY_CONFIRMED_AFTER_ERROR"
+NO_TEXT_LAYER = "NO_TEXT_LAYER"
 
 
 def content_truncated(shown: int, total: int, next_body_offset: int) -> ToolWarning:
@@ -28,9 +29,45 @@ def content_truncated(shown: int, total: int, next_body_offset: int) -> ToolWarn
     )
 
 
-def content_dropped(problems: Sequence[str]) -> ToolWarning:
+def text_continues(shown: int, total: int, next_offset: int) -> ToolWarning:
+    """A document's text answered in pages: this page shows `shown` of `total` characters."""
+    return ToolWarning(
+        code=CONTENT_TRUNCATED,
+        message=f"text cut at {shown} of {total} characters; call read_attachment with offset={next_offset} for more",
+        next_offset=next_offset,
+    )
+
+
+_CUT_UNITS = {"pages": "pages", "cells": "cells", "size": "characters", "time": "pages or sheets"}
+
+
+def document_cut(reason: str, read: int, total: int | None) -> ToolWarning:
+    """Reading a document stopped at a limit (`reason`: pages, cells, size, time): its text ends there."""
+    unit = _CUT_UNITS.get(reason, "parts")
+    of_total = f" of {total}" if total is not None else ""
+    limit = "the time allowed for one document" if reason == "time" else f"the {reason} limit"
+    context: dict[str, object] = {"reason": reason, "read": read}
+    if total is not None:
+        context["total"] = total
+    return ToolWarning(
+        code=CONTENT_TRUNCATED,
+        message=f"the document was read up to {read}{of_total} {unit} ({limit}); the rest is not in the text",
+        **context,
+    )
+
+
+def no_text_layer(pages: int) -> ToolWarning:
+    """A PDF whose pages hold no text at all (scanned, or pictures of text): nothing to read without OCR."""
+    return ToolWarning(
+        code=NO_TEXT_LAYER,
+        message=f"none of the PDF's {pages} pages has a text layer (scanned or images); there is no OCR here",
+        pages=pages,
+    )
+
+
+def content_dropped(problems: Sequence[str], what: str = "the body") -> ToolWarning:
     """Parts of a body that could not be decoded were left out; `problems` says which (at most ten)."""
-    notice = "parts of the body could not be decoded"
+    notice = f"parts of {what} could not be decoded"
     return ToolWarning(code=CONTENT_DROPPED, message=notice, problems=list(problems[:10]))
 
 

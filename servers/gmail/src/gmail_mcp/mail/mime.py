@@ -360,3 +360,57 @@ def iso_date(date_header: str | None, internal_date: object) -> str | None:
     except (ValueError, OverflowError, OSError):
         pass
     return None
+
+
+SYNTHETIC_ID_PREFIX = "part-"
+
+
+def part_token(part_id: str) -> str:
+    """The id a part without a Gmail attachment id is read by (its bytes came inline, or it is an attached
+    message Gmail only shows expanded): `part-` and its part id, dots as dashes (an attachment id's alphabet)."""
+    return SYNTHETIC_ID_PREFIX + (part_id.replace(".", "-") if part_id else "root")
+
+
+def attachment_ref(attachment: Attachment) -> str:
+    """The id to name an attachment by: Gmail's attachment id, else its part's token."""
+    return attachment.attachment_id or part_token(attachment.part_id)
+
+
+def _walk_all(payload: Part) -> Iterator[tuple[Part, HeaderMap]]:
+    """Every part in document order, entering attached messages (message/*) too; capped like `_walk`."""
+    stack: list[tuple[Part, int]] = [(payload, 0)]
+    seen = 0
+    while stack and seen < MAX_PARTS:
+        part, depth = stack.pop()
+        seen += 1
+        yield part, part.headers
+        mime = _mime_type(part)
+        if (mime.startswith(("multipart/", "message/"))) and depth < MAX_MIME_DEPTH:
+            stack.extend((child, depth + 1) for child in reversed(_children(part)))
+
+
+def find_attachment(payload: Part, attachment_id: str) -> tuple[Part, Attachment] | None:
+    """The attachment (anywhere: in attached messages too) named by `attachment_id` (`attachment_ref`)."""
+    for part, headers in _walk_all(payload):
+        attachment = _attachment(part, headers)
+        if attachment is not None and attachment_ref(attachment) == attachment_id:
+            return part, attachment
+    return None
+
+
+def attachments_of_size(payload: Part, size: int) -> list[tuple[Part, Attachment]]:
+    """The attachments anywhere in `payload` whose size is `size` (Gmail may hand out a new attachment id on
+    each read: the part is then found by its size)."""
+    found = []
+    for part, headers in _walk_all(payload):
+        attachment = _attachment(part, headers)
+        if attachment is not None and attachment.size == size:
+            found.append((part, attachment))
+    return found
+
+
+def attached_message(part: Part) -> Part | None:
+    """The message inside a message/rfc822 part Gmail shows expanded (its one child), else None."""
+    if _mime_type(part) != "message/rfc822" or part.body.data or len(_children(part)) != 1:
+        return None
+    return _children(part)[0]

@@ -17,7 +17,8 @@ MessageId = Annotated[str, Field(pattern=GMAIL_ID_PATTERN, description="id from 
 ThreadId = Annotated[str, Field(pattern=GMAIL_ID_PATTERN, description="thread_id from search_emails")]
 # Draft ids ("r" and digits today) and attachment ids (long base64url) are URL-safe tokens.
 DraftId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,256}$", description="draft id from list_drafts")]
-AttachmentId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,4096}$", description="attachment id from get_email")]
+ATTACHMENT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,4096}$"
+AttachmentId = Annotated[str, Field(pattern=ATTACHMENT_ID_PATTERN, description="attachment id from get_email")]
 
 
 # Every tool takes it: an account's name or address (list_accounts); None is the default account. Its shape is

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from gmail_mcp.accounts import Accounts
-from gmail_mcp.results import Email, SavedAttachment, SearchResult, Thread, lean_optional
+from gmail_mcp.results import AttachmentText, Email, SavedAttachment, SearchResult, Thread, lean_optional
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.annotations import READ, SAVE
 from gmail_mcp.tools.arguments import Account, AttachmentId, MessageId, ThreadId
@@ -54,3 +54,15 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         """Save an attachment in the download folder (GMAIL_MCP_DOWNLOAD_DIR) under a new, safe file name."""
         with accounts.reading(account) as mail:
             return mail.reader.save_attachment(message_id, attachment_id)
+
+    @server.tool(annotations=READ)
+    def read_attachment(
+        message_id: MessageId,
+        attachment_id: AttachmentId,
+        offset: Annotated[int, Field(ge=0, description="from next_offset")] = 0,
+        max_chars: Annotated[int, Field(ge=1, le=200_000)] = 20_000,
+        account: Account = None,
+    ) -> AttachmentText:
+        """An attachment's text: PDF (by page), DOCX, XLSX, PPTX, ODT, HTML, CSV, text, attached mail; pages."""
+        with accounts.reading(account) as mail:
+            return mail.reader.read_attachment(message_id, attachment_id, offset, max_chars)

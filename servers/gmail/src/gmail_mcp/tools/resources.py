@@ -19,17 +19,19 @@ import mcp_types
 
 from gmail_mcp.accounts import Accounts, Mail
 from gmail_mcp.api.errors import ApiNotFound
-from gmail_mcp.models import ToolWarning
-from gmail_mcp.results import Email, Thread
+from gmail_mcp.mail.render import message_text
+from gmail_mcp.results import AttachmentText, Email, Thread
 from gmail_mcp.runtime.server import ContractServer
-from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN
+from gmail_mcp.tools.arguments import ATTACHMENT_ID_PATTERN, GMAIL_ID_PATTERN
 
 TEXT = "text/plain"
 UNREAD_INBOX = "in:inbox is:unread"
 UNREAD_LISTED = 20
 MESSAGE_BODY_CHARS = 200_000  # get_email's largest page
 THREAD_BODY_CHARS = 50_000  # each message of a thread; get_email reads the rest
+ATTACHMENT_CHARS = 200_000  # read_attachment's largest page
 _HEX_ID = re.compile(GMAIL_ID_PATTERN)
+_ATTACHMENT_ID = re.compile(ATTACHMENT_ID_PATTERN)
 
 
 def register(server: ContractServer, accounts: Accounts) -> None:
@@ -41,9 +43,15 @@ def register(server: ContractServer, accounts: Accounts) -> None:
         with accounts.reading(account) as mail:
             return render_thread(mail.reader.thread(_checked("thread", id), THREAD_BODY_CHARS))
 
+    def attachment(account: str | None, id: str, attachment_id: str) -> str:
+        with accounts.reading(account) as mail:
+            checked = _checked_attachment(attachment_id)
+            return render_attachment(mail.reader.read_attachment(_checked("message", id), checked, 0, ATTACHMENT_CHARS))
+
     described = {
         "message": "A message: its headers, then its body as plain text (HTML converted), as get_email reads it.",
         "thread": "A conversation: each of its messages, oldest first, headers then body.",
+        "attachment": "An attachment's text (PDF, Office, HTML, CSV, text, mail), as read_attachment reads it.",
     }
 
     @server.resource(
@@ -77,6 +85,26 @@ def register(server: ContractServer, accounts: Accounts) -> None:
     )
     def account_thread(account: str, id: str) -> str:
         return thread(account, id)
+
+    @server.resource(
+        "gmail://message/{id}/attachment/{attachment_id}",
+        name="attachment",
+        title="Gmail attachment as text",
+        description=described["attachment"],
+        mime_type=TEXT,
+    )
+    def default_attachment(id: str, attachment_id: str) -> str:
+        return attachment(None, id, attachment_id)
+
+    @server.resource(
+        "gmail://{account}/message/{id}/attachment/{attachment_id}",
+        name="account_attachment",
+        title="Gmail attachment of an account, as text",
+        description=described["attachment"] + " ACCOUNT is an account's name or address (list_accounts).",
+        mime_type=TEXT,
+    )
+    def account_attachment(account: str, id: str, attachment_id: str) -> str:
+        return attachment(account, id, attachment_id)
 
     @server.resource_list
     def unread() -> list[mcp_types.Resource]:
@@ -113,8 +141,13 @@ def render_email(email: Email) -> str:
         ("Gmail-Id", f"{email.id} (thread {email.thread_id})"),
         ("Attachments", ", ".join(f"{a.filename} ({a.mime_type}, {a.size} bytes)" for a in email.attachments)),
     ]
-    lines = [f"{name}: {value}" for name, value in headers if value]
-    return "\n".join([*lines, "", email.body.rstrip("\n"), *_notes(email.warnings)]) + "\n"
+    return message_text(headers, email.body, [f"{w.code}: {w.message}" for w in email.warnings])
+
+
+def render_attachment(found: AttachmentText) -> str:
+    """The attachment's text (its first ATTACHMENT_CHARS characters); its warnings, bracketed, at the end."""
+    notes = [f"{w.code}: {w.message}" for w in found.warnings]
+    return found.text.rstrip("\n") + "\n" + ("".join(f"\n[{note}]" for note in notes) + "\n" if notes else "")
 
 
 def render_thread(found: Thread) -> str:
@@ -126,8 +159,11 @@ def render_thread(found: Thread) -> str:
     return "\n".join(parts)
 
 
-def _notes(warnings: list[ToolWarning]) -> list[str]:
-    return ["", *(f"[{warning.code}: {warning.message}]" for warning in warnings)] if warnings else []
+def _checked_attachment(attachment_id: str) -> str:
+    """An attachment id of the right alphabet, else `not_found` at once."""
+    if not _ATTACHMENT_ID.fullmatch(attachment_id):
+        raise ApiNotFound("attachment", attachment_id[:100])
+    return attachment_id
 
 
 def _checked(resource: str, id: str) -> str:
