@@ -130,6 +130,17 @@ async def test_get_thread_with_an_id_that_is_not_hexadecimal(server: ContractSer
     }
 
 
+async def test_read_attachment_of_a_broken_pdf(server: ContractServer, emu: Emulator) -> None:
+    """read_attachment of the seeded invoice, bytes that start like a PDF but are none PDFium can open:
+    parse_error `corrupt` on the attachment, nothing of its content echoed."""
+    arguments = {"message_id": emu.seeded["invoice_pdf"], "attachment_id": "ANGjdJMWExNThlYTFiZTAwMDAwOTox"}
+    assert await failure(server, "read_attachment", arguments) == {
+        "error": "parse_error",
+        "message": "the PDF cannot be read (damaged, cut short or not a PDF)",
+        "details": {"reason": "corrupt", "resource": "attachment", "retryable": False, "request_id": REQUEST_ID},
+    }
+
+
 async def test_list_labels_while_gmail_is_down(server: ContractServer, emu: Emulator) -> None:
     """list_labels while every labels.list answers 503: after the bounded retries, mcp_unavailable (retryable)
     naming the service."""

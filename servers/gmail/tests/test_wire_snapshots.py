@@ -318,6 +318,38 @@ async def test_download_attachment(server: ContractServer, emu: Emulator, tmp_pa
     assert saved.read_bytes().startswith(b"%PDF-1.4") and saved.stat().st_size == 379
 
 
+async def test_read_attachment(server: ContractServer, emu: Emulator) -> None:
+    """read_attachment of a real Google Docs PDF (tests/fixtures/documents), one page of 160 characters: the
+    attachment's name, type and size, the text with its page marker, the PDF's page count, the whole text's
+    length, where the next page starts, and the CONTENT_TRUNCATED warning saying so."""
+    message = EmailMessage()
+    message["From"] = "Ann <ann@example.org>"
+    message["Subject"] = "The Zen of Python"
+    message.set_content("Attached.\n")
+    pdf = (Path(__file__).parent / "fixtures" / "documents" / "google-doc-document.pdf").read_bytes()
+    message.add_attachment(pdf, maintype="application", subtype="pdf", filename="zen.pdf")
+    new = emu.add_message(message.as_bytes(), ["INBOX"])
+    [attachment] = (await answer(server, "get_email", {"message_id": new}))["attachments"]
+    arguments = {"message_id": new, "attachment_id": attachment["attachment_id"], "max_chars": 160}
+    assert await answer(server, "read_attachment", arguments) == {
+        "filename": "zen.pdf",
+        "mime_type": "application/pdf",
+        "size": 80100,
+        "text": "--- page 1 of 1 ---\nExample document\nBeautiful is better than ugly.\n"
+        "Explicit is better than implicit.\nSimple is better than complex.\nComplex is better than comp",
+        "pages": 1,
+        "total_chars": 1108,
+        "next_offset": 160,
+        "warnings": [
+            {
+                "code": "CONTENT_TRUNCATED",
+                "message": "text cut at 160 of 1108 characters; call read_attachment with offset=160 for more",
+                "next_offset": 160,
+            }
+        ],
+    }
+
+
 async def test_list_labels(server: ContractServer) -> None:
     def label(id: str, unread: int, total: int, name: str = "", kind: str = "system") -> dict[str, Any]:
         return {"id": id, "name": name or id, "type": kind, "messages_unread": unread, "messages_total": total}
