@@ -50,6 +50,7 @@ bench: setup
 	"$(UV)" run --locked python bench/search_quality.py
 	"$(UV)" run --locked python bench/obsidian_query.py
 	"$(UV)" run --locked python bench/http_load.py
+	"$(UV)" run --locked --with pypdf --with pdfminer.six python bench/documents.py
 
 # Not part of `make test`/CI: the real Claude Code CLI (pinned in scripts/claude_e2e/package-lock.json,
 # fetched once with npm ci) against a scripted fake Messages API; see scripts/claude_e2e/README.md.

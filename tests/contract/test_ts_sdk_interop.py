@@ -27,6 +27,7 @@ from typing import Any
 import jsonschema
 import pytest
 from gmail_emulator import Emulator, Fault
+from gmail_emulator.payload import attachment_id
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from obsidian_mcp.models import REQUIRED_DETAIL_KEYS
 
@@ -398,6 +399,8 @@ def test_gmail_typed_errors_reach_the_typescript_sdk_client(
             Call("list_filters"),
             Call("get_email", {"message_id": emulator.seeded["invoice_pdf"]}),
             Call("get_thread", {"thread_id": emulator.seeded["atlas_1"]}),
+            Call("read_attachment", {"message_id": emulator.seeded["notes_attachment"],
+                                     "attachment_id": attachment_id(emulator.seeded["notes_attachment"], "1")}),
             Call("modify_labels", {"query": "from:newsletter", "remove_labels": ["INBOX"]}),  # a dry run
             Call("get_email", {"message_id": "ffffffffffffffff"}, "not_found", {"resource": "message"}),
             Call("get_email", {"message_id": ""}, "parse_error", {"field": "message_id"}),
