@@ -62,6 +62,8 @@ async def test_templates_and_the_unread_inbox(gmail_env: dict[str, str]) -> None
             ("gmail://thread/{id}", "text/plain"),
             ("gmail://{account}/message/{id}", "text/plain"),
             ("gmail://{account}/thread/{id}", "text/plain"),
+            ("gmail://message/{id}/attachment/{attachment_id}", "text/plain"),
+            ("gmail://{account}/message/{id}/attachment/{attachment_id}", "text/plain"),
         ]
         listed = (await session.client.list_resources()).resources
         unread = (await tool(session, "search_emails", {"query": "in:inbox is:unread", "max_results": 20}))["messages"]

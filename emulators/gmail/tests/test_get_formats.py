@@ -166,3 +166,31 @@ def test_unknown_ids_are_404_not_found(emu: Emulator, svc: Any) -> None:
     with pytest.raises(HttpError) as err:
         svc.users().messages().attachments().get(userId="me", messageId=mid, id="ANGjdJnope").execute()
     assert err.value.resp.status == 404
+
+
+def test_an_attached_message_is_shown_expanded_and_its_attachments_served(emu: Emulator, svc: Any) -> None:
+    """A message/rfc822 part is shown as Gmail shows it: expanded (its one child is the attached message, with
+    that message's own headers), no attachment id of its own; the attachments inside it have ids that
+    attachments.get serves, as for any other attachment of the message."""
+    from email.message import EmailMessage
+
+    inner = EmailMessage()
+    inner["From"] = "Carol <carol@example.org>"
+    inner["Subject"] = "Agenda"
+    inner.set_content("See the agenda.\n")
+    inner.add_attachment(PDF_BYTES, "application", "pdf", filename="agenda.pdf")
+    outer = EmailMessage()
+    outer["From"] = "Ann <ann@example.org>"
+    outer["Subject"] = "Fwd: Agenda"
+    outer.set_content("Forwarded as an attachment.\n")
+    outer.add_attachment(inner, filename="agenda.eml")
+    mid = emu.add_message(outer.as_bytes(), ["INBOX"])
+    attached = get(svc, mid)["payload"]["parts"][1]
+    assert (attached["mimeType"], attached["filename"], attached["partId"]) == ("message/rfc822", "agenda.eml", "1")
+    assert "attachmentId" not in attached["body"]
+    [message] = attached["parts"]
+    assert headers(message)["Subject"] == "Agenda" and message["mimeType"] == "multipart/mixed"
+    pdf = message["parts"][1]
+    assert (pdf["partId"], pdf["filename"], pdf["body"]["size"]) == ("1.0.1", "agenda.pdf", len(PDF_BYTES))
+    served = svc.users().messages().attachments().get(userId="me", messageId=mid, id=pdf["body"]["attachmentId"])
+    assert base64.urlsafe_b64decode(served.execute()["data"]) == PDF_BYTES

@@ -196,11 +196,11 @@ async def test_each_failure_is_its_contract_error(server: ContractServer, messag
     assert failed and answer["error"] == "not_found" and answer["details"]["resource"] == "message"
 
 
-async def test_download_attachment_saves_a_part_named_by_its_token(
-    server: ContractServer, emu: Emulator, tmp_path: Path
+async def test_download_attachment_takes_part_tokens_only_for_attachments(
+    server: ContractServer, emu: Emulator, message: str
 ) -> None:
-    """A part Gmail sent inline (no attachment id) is saved by its `part-` token; an attached message Gmail
-    only shows expanded has no bytes to save: not_found."""
+    """A `part-` token naming a part that is no attachment (the body) is not_found, as is the token of an attached
+    message Gmail only shows expanded (no bytes to save); a real attachment id still saves."""
     raw = EmailMessage()
     raw["From"] = "a@example.org"
     raw["Subject"] = "inline bytes"
@@ -209,6 +209,9 @@ async def test_download_attachment_saves_a_part_named_by_its_token(
     message = emu.add_message(raw.as_bytes(), ["INBOX"])
     failed, saved = await call(server, "download_attachment", {"message_id": message, "attachment_id": "part-0"})
     assert failed and saved["error"] == "not_found"  # part 0 is the body, not an attachment
+    forwarded = (await attachments(server, message))["forwarded.eml"]["attachment_id"]
+    failed, saved = await call(server, "download_attachment", {"message_id": message, "attachment_id": forwarded})
+    assert failed and saved["error"] == "not_found" and saved["details"]["resource"] == "attachment"
     failed, email = await call(server, "get_email", {"message_id": message})
     [attachment] = email["attachments"]
     failed, saved = await call(

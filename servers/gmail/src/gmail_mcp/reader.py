@@ -171,9 +171,11 @@ class MailReader:
     ) -> documents.Extracted:
         inner = attached_message(part)
         if inner is not None and content is None:  # an attached message Gmail shows expanded, read as get_email does
-            parsed = parse_full(Message(id="", payload=inner), self.labels.cached_names(), self._fetcher(resource))
+            parsed = parse_full(Message(id="", payload=inner), {}, self._fetcher(resource))
             text = attached_message_text(parsed, [attachment_ref(a) for a in parsed.attachments])
-            return documents.Extracted(text=text[: documents.LIMITS.max_chars], kind="eml")
+            kept = documents.LIMITS.max_chars
+            cut = documents.Cut(reason="size", read=kept) if len(text) > kept else None
+            return documents.Extracted(text=text[:kept], kind="eml", cut=cut)
         if content is None:
             if part.body.data:
                 content = decode_base64url(part.body.data)

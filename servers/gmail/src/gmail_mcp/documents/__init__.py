@@ -139,8 +139,10 @@ def extract(
         return _read(kind, data, charset, limits)
     except DocumentError:
         raise
-    except (MemoryError, RecursionError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        # what a parser raises on input it never expected; the type is logged, never the content
+    except Exception as exc:
+        # Whatever a parser raises on input it never expected (lxml's syntax errors, zlib, struct, KeyError for a
+        # missing part, ...): the document is damaged. The failure's type is logged, never its text (it may
+        # quote the document).
         log.info("document unreadable", extra={"kind": kind, "failure": type(exc).__name__})
         raise UnreadableDocument("corrupt", f"the {kind.upper()} cannot be read (damaged or malformed)") from exc
 
