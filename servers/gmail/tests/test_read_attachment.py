@@ -206,15 +206,15 @@ async def test_download_attachment_takes_part_tokens_only_for_attachments(
     raw["Subject"] = "inline bytes"
     raw.set_content("body\n")
     raw.add_attachment(b"a,b\n", "text", "csv", filename="t.csv")
-    message = emu.add_message(raw.as_bytes(), ["INBOX"])
-    failed, saved = await call(server, "download_attachment", {"message_id": message, "attachment_id": "part-0"})
+    simple = emu.add_message(raw.as_bytes(), ["INBOX"])
+    failed, saved = await call(server, "download_attachment", {"message_id": simple, "attachment_id": "part-0"})
     assert failed and saved["error"] == "not_found"  # part 0 is the body, not an attachment
     forwarded = (await attachments(server, message))["forwarded.eml"]["attachment_id"]
     failed, saved = await call(server, "download_attachment", {"message_id": message, "attachment_id": forwarded})
     assert failed and saved["error"] == "not_found" and saved["details"]["resource"] == "attachment"
-    failed, email = await call(server, "get_email", {"message_id": message})
+    failed, email = await call(server, "get_email", {"message_id": simple})
     [attachment] = email["attachments"]
     failed, saved = await call(
-        server, "download_attachment", {"message_id": message, "attachment_id": attachment["attachment_id"]}
+        server, "download_attachment", {"message_id": simple, "attachment_id": attachment["attachment_id"]}
     )
     assert not failed and Path(saved["path"]).read_bytes() == b"a,b\n"
