@@ -27,13 +27,16 @@ import anyio.to_thread
 import pytest
 from mcp import Client
 from mcp_types import TextContent
-from obsidian_mcp.index import build, pending, search, sync, tags, vault_index
+from obsidian_mcp import search
+from obsidian_mcp.dataview.pages.dql import query_notes
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
+from obsidian_mcp.index import build, pending, sync, vault_index
 from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.dql import query_notes
-from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.pool import open_pool
-from obsidian_mcp.index.results import SearchResult, TagsResult
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links import tags
+from obsidian_mcp.links.results import TagsResult
+from obsidian_mcp.search.results import SearchResult
 from obsidian_mcp.semantic import HashingEmbedder
 from obsidian_mcp.server import Assembled, Config, assemble
 from obsidian_mcp.vault import notes

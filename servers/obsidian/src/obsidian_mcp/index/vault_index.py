@@ -60,7 +60,7 @@ for longer than the busy timeout, moves this process to a private in-memory inde
 file replaced under us is built again too. Errors are logged, never shown to the caller.
 
 Listeners (`sync.SyncListener`, in `listeners`) hear of every note each sync reads or drops, and
-of every start-over; the Dataview pages of `index.pages` are kept fresh that way, and so is the
+of every start-over; the Dataview pages of `dataview.pages` are kept fresh that way, and so is the
 index of meanings, `vectors` (`index.vectors`: embedded in the background after each sync, from
 the end of a serving server's first build, else from the first call after it; its stored vectors
 and model load while that build runs; calls answering during the build leave it alone).
@@ -77,7 +77,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from obsidian_mcp.index import sync
+from obsidian_mcp.index import notes_table, sync
 from obsidian_mcp.index.build import Build
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.pending import Unindexed
@@ -118,7 +118,7 @@ class Snapshot:
 
     @cached_property
     def paths(self) -> frozenset[str]:
-        return frozenset(row[0] for row in self.conn.execute("SELECT path FROM notes"))
+        return notes_table.all_paths(self.conn)
 
 
 class VaultIndex:
@@ -440,7 +440,7 @@ class VaultIndex:
         started = time.monotonic()
         todo, gone = sync.plan_full(conn, self.vault.iter_notes())
         self._last_listing, self._listing_seconds = started, time.monotonic() - started
-        indexed = {row[0] for row in conn.execute("SELECT path FROM notes")}
+        indexed = notes_table.all_paths(conn)
         pending = build.pending
         return [
             info
