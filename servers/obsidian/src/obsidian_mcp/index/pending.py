@@ -136,6 +136,16 @@ class PendingNotes:
             if rowid is not None:
                 del self._rows[rowid]
 
+    def keep(self, todo: Sequence[NoteInfo]) -> list[NoteInfo]:
+        """Filled ahead (`early`): keep the notes of `todo` put in as they are listed now, forget
+        the others, and return the notes of `todo` still to put in (new, or changed since)."""
+        listed = {info.rel for info in todo}
+        self.discard([rel for rel in self._rowids if rel not in listed])
+        stale = [info.rel for info in todo if self.changed(info)]
+        self.discard(stale)
+        self.filled = len(self._rows)
+        return [info for info in todo if info.rel not in self._rowids]
+
     def changed(self, info: NoteInfo) -> bool:
         """Whether a pending note is listed now with another mtime or size than when it was put in."""
         rowid = self._rowids.get(info.rel)

@@ -80,6 +80,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from obsidian_mcp.index import notes_table, sync
 from obsidian_mcp.index.build import Build
 from obsidian_mcp.index.changes import TrackedLocks
+from obsidian_mcp.index.early import take as take_early
 from obsidian_mcp.index.pending import Unindexed
 from obsidian_mcp.index.pool import default_workers, open_pool
 from obsidian_mcp.index.progress import IndexProgress, ProgressFn
@@ -294,8 +295,9 @@ class VaultIndex:
     # -- internals ------------------------------------------------------------------------------
 
     def _begin_build(self) -> Build:
-        pool = open_pool(self.vault, self._workers) if self._workers else None
-        build = self._build = Build(self, pool)
+        early = take_early(self.store.location) if self.store.location is not None else None
+        pool = early.pool if early is not None else (open_pool(self.vault, self._workers) if self._workers else None)
+        build = self._build = Build(self, pool, early)
         build.start()
         return build
 

@@ -66,8 +66,7 @@ def check_name(name: str) -> str:
     bad = [c for c in FORBIDDEN_CHARACTERS if c in name]
     if bad or any(ord(c) < 32 for c in name):
         raise VaultSetupError(
-            f"vault name {name!r} may not contain '/', ':', '\\' or control characters "
-            "(name it with --vault NAME=PATH)"
+            f"vault name {name!r} may not contain '/', ':', '\\' or control characters (name it with --vault NAME=PATH)"
         )
     if len(name) > MAX_NAME_LENGTH:
         raise VaultSetupError(f"vault name {name!r} is longer than {MAX_NAME_LENGTH} characters")
