@@ -254,7 +254,7 @@ NODES = [
 
 # No shrinking: each example checks hundreds of expressions (the failing one is in the message).
 @settings(
-    max_examples=20,
+    max_examples=10,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
@@ -268,7 +268,7 @@ def test_every_batch_node_agrees_with_row_by_row(pages: PageList, tasks: bool, d
         check(text, rows, shared, indices, pages)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     pages=vaults(),
     texts=st.lists(st.one_of(expressions(), batch_shaped()), min_size=1, max_size=8),
