@@ -161,9 +161,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the generated vault")
     options = parser.parse_args()
 
-    from obsidian_mcp.index import dql
-    from obsidian_mcp.index.pages import VaultPages
-    from obsidian_mcp.index.results import QueryNotesResult
+    from obsidian_mcp.dataview.pages import dql
+    from obsidian_mcp.dataview.pages.results import QueryNotesResult
+    from obsidian_mcp.dataview.pages.vault_pages import VaultPages
     from obsidian_mcp.index.vault_index import VaultIndex
     from obsidian_mcp.vault.paths import Vault
 

@@ -463,7 +463,7 @@ def main() -> None:
         serve_only(options.notes, options.seed)
         return
 
-    from obsidian_mcp.index import search
+    from obsidian_mcp import search
     from obsidian_mcp.index.store import index_location
     from obsidian_mcp.index.vault_index import VaultIndex
     from obsidian_mcp.index.watch import ChangeFeed

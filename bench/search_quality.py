@@ -89,7 +89,7 @@ class Searcher:
     index: Any
 
     def ranked(self, query: str, mode: str, limit: int = TOP) -> tuple[list[tuple[str, float]], int]:
-        from obsidian_mcp.index import search
+        from obsidian_mcp import search
         from obsidian_mcp.vault.errors import VaultError
 
         try:
@@ -388,7 +388,7 @@ def performance(notes: int, seed: int, repeat: int) -> None:
     vectors built in the background), `search_notes` in each mode, `similar_notes`, and the real
     server process's memory next to a bare MCPServer's."""
     sys.path.insert(0, str(REPO))
-    from obsidian_mcp.index import search
+    from obsidian_mcp import search
     from obsidian_mcp.index.store import index_location
     from obsidian_mcp.index.vault_index import VaultIndex
     from obsidian_mcp.vault.paths import Vault

@@ -18,7 +18,7 @@ from obsidian_mcp.dataview import QueryError, QueryResult, execute_query
 from obsidian_mcp.dataview.columns import MAX_COLUMNS
 from obsidian_mcp.dataview.executor import _STARTS
 from obsidian_mcp.dataview.loader import load_vault
-from obsidian_mcp.index.pages import VaultPages
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.vault.paths import Vault
 

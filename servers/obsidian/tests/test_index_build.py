@@ -27,13 +27,16 @@ import anyio.to_thread
 import pytest
 from mcp import Client
 from mcp_types import TextContent
-from obsidian_mcp.index import build, pending, search, sync, tags, vault_index
+from obsidian_mcp import search
+from obsidian_mcp.dataview.pages.dql import query_notes
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
+from obsidian_mcp.index import build, early, pending, sync, vault_index
 from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.dql import query_notes
-from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.pool import open_pool
-from obsidian_mcp.index.results import SearchResult, TagsResult
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links import tags
+from obsidian_mcp.links.results import TagsResult
+from obsidian_mcp.search.results import SearchResult
 from obsidian_mcp.semantic import HashingEmbedder
 from obsidian_mcp.server import Assembled, Config, assemble
 from obsidian_mcp.vault import notes
@@ -589,3 +592,44 @@ def test_no_pool_is_forked_while_another_thread_runs_or_off_the_main_thread(root
     worker.join()
     assert off_main == [None]
     assert open_pool(vault, 0) is None
+
+
+# -- a fresh index filled before the server started (`index.early`) ----------------------------------------
+
+
+def test_notes_filled_before_the_server_started_are_searched_as_they_are_when_it_builds(
+    root: Path, tmp_path: Path, make_index: Callable[..., VaultIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`obsidian-mcp` fills a fresh index's pending notes while it imports the MCP SDK; notes changed,
+    created or deleted between that fill and the build's own listing must be searched as they are then."""
+    plant(root)
+    location = tmp_path / "index" / "index.sqlite3"
+    early.begin(Vault(root), location, 0)
+    ahead = early.prepared(location)
+    assert ahead is not None and ahead.pool is None  # workers=0: no pool
+    filled = ahead.pending()
+    assert filled is not None and len(filled) == NOTES
+    put(root / rel(500), text(500, " A heron now."))  # planted, changed: no longer a cormorant
+    (root / rel(NOTES - 1)).unlink()  # planted, deleted
+    put(root / "New" / "late.md", "A cormorant came late.\n")  # created after the fill
+    gate = Gate(monkeypatch)
+    index = make_index()
+    index.start()
+    gate.wait()
+    assert early.prepared(location) is None  # the build took it
+    during = search.search_notes(index, "cormorant", limit=100)
+    assert during.warnings == []
+    expected = {rel(2), rel(14), rel(7), "New/late.md"}
+    assert {hit.path for hit in during.results} == expected and during.total == len(expected)
+    assert [hit.path for hit in search.search_notes(index, "heron", mode="keyword").results] == [rel(500)]
+    gate.release()
+    until_built(index)
+    assert found_paths(index, "cormorant") == expected
+    assert found(index, "lighthouse").total == NOTES - 1
+
+
+def test_an_index_that_exists_is_not_filled_ahead(root: Path, tmp_path: Path) -> None:
+    location = tmp_path / "index.sqlite3"
+    location.write_bytes(b"")
+    early.begin(Vault(root), location, 0)
+    assert early.prepared(location) is None

@@ -13,8 +13,8 @@ import pytest
 from obsidian_mcp.dataview import Page
 from obsidian_mcp.dataview.extract import scan_body
 from obsidian_mcp.dataview.loader import split_note
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.index import sync
-from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.vault.markdown import load_frontmatter
 from obsidian_mcp.vault.paths import Vault

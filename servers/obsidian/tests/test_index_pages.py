@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from obsidian_mcp.dataview import Page, QueryError, QueryResult, execute_query
+from obsidian_mcp.dataview.pages import dql
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.dataview.records import record_of
-from obsidian_mcp.index import dql
-from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.vault.paths import Vault
 

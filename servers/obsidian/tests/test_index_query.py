@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from obsidian_mcp.index.query import parse_query
 from obsidian_mcp.index.text import Term
+from obsidian_mcp.search.query import parse_query
 from obsidian_mcp.vault.errors import InvalidArgument
 
 

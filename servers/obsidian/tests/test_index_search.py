@@ -8,11 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from obsidian_mcp.index import search, sync
+from obsidian_mcp import search
+from obsidian_mcp.index import sync
 from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.query import Query
-from obsidian_mcp.index.results import SearchResult
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.search.query import Query
+from obsidian_mcp.search.results import SearchResult
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteNotFound, PathRefused
 from obsidian_mcp.vault.paths import Vault

@@ -7,7 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from obsidian_mcp.index import search, store
+from obsidian_mcp import search
+from obsidian_mcp.index import store
 from obsidian_mcp.index.store import SCHEMA_VERSION, default_index_dir, index_location
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.vault.errors import VaultUnavailable

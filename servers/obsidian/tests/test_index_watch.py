@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from obsidian_mcp.index import search, sync, watch
+from obsidian_mcp import search
+from obsidian_mcp.index import sync, watch
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.index.watch import IN_MOVED_TO, IN_Q_OVERFLOW, ChangeFeed
 from obsidian_mcp.vault.paths import NoteInfo, Vault

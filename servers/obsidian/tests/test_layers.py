@@ -1,28 +1,33 @@
 """The package reads top-down: each layer imports only the layers below it.
 
-models → errors → the domain (warnings, structure, dataview, vault, index) → tools → server → cli. The one
-exception is by design: `errors` maps the domain's exceptions, so it imports `vault.errors` and
-`dataview.errors`, which are leaves (they import nothing of the package) and so belong with it.
-`structure` (how a note's text reads: prose, code, comments, headings) imports nothing of the
-package; `dataview` is the pure query engine and `semantic` the pure engine of search by meaning:
-each imports nothing of the rest of the package but `structure`. Within the domain, `vault` never
-imports `index`; the operations of `index` (search, tags, backlinks, move, check, retag) share
-pieces through small modules (graph, text, progress, results) instead of importing each other;
-tool modules share only `tools.common` and `tools.worker`. And no module imports itself, through
-any chain of imports: the import graph (every import, in functions and under TYPE_CHECKING too) has
-no cycle.
+models → errors → the domain (warnings, structure, dataview, semantic, vault, index, then search,
+links and dataview.pages) → tools → server → cli. The one exception is by design: `errors` maps
+the domain's exceptions, so it imports `vault.errors` and `dataview.errors`, which are leaves (they
+import nothing of the package) and so belong with it. `structure` (how a note's text reads: prose,
+code, comments, headings) imports nothing of the package; `dataview` is the pure query engine and
+`semantic` the pure engine of search by meaning: each imports nothing of the rest of the package
+but `structure`. Within the domain, `vault` never imports `index`; `index` is the machinery that
+keeps the index and owns every SQL statement (no `execute` call, no SQL text anywhere else);
+what asks it questions sits above it and apart: `search` (by words, by meaning, fused), `links`
+(backlinks, link checks, moves, tags) and `dataview.pages` (the engine run on the index's pages)
+never import each other, and the operations of `links` share only `index`'s query functions and
+`links.results`. Nothing of the domain imports `tools`, `runtime`, `server` or `cli`; tool
+modules share only `tools.common` and `tools.worker`. And no module imports itself, through any
+chain of imports: the import graph (every import, in functions and under TYPE_CHECKING too) has no
+cycle; in particular the index's build never imports the index that runs it (`build.BuildHost`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "obsidian_mcp"
-# low to high
+# low to high; a dotted layer is a sub-package of the layer its name starts with, placed higher
 LAYERS = [
     "models",
     "errors",
@@ -32,12 +37,18 @@ LAYERS = [
     "semantic",
     "vault",
     "index",
+    "search",
+    "links",
+    "dataview.pages",
     "tools",
     "server",
     "cli",
 ]
+DOMAIN = LAYERS[LAYERS.index("warnings") : LAYERS.index("tools")]
+ASKING_THE_INDEX = ("search", "links", "dataview.pages")  # peers: none imports another
+ABOVE_THE_DOMAIN = ("tools", "runtime", "server", "cli")
 LEAF_EXCEPTIONS = ("vault.errors", "dataview.errors")
-INDEX_OPERATIONS = {"search", "tags", "backlinks", "move", "check", "retag"}
+LINK_OPERATIONS = {"backlinks", "check", "move", "retag", "tags"}
 SHARED_TOOL_MODULES = {"common", "worker"}
 
 
@@ -55,18 +66,40 @@ def imports(path: Path) -> set[str]:
 
 
 def modules(layer: str) -> list[Path]:
-    folder = PACKAGE / layer
+    """The modules of a layer: the files of its folder (not of its sub-packages), or its one file."""
+    folder = PACKAGE.joinpath(*layer.split("."))
     return sorted(folder.glob("*.py")) if folder.is_dir() else [PACKAGE / f"{layer}.py"]
+
+
+def layer_of(name: str) -> str | None:
+    """The layer a dotted name below the package belongs to (the longest layer it starts with)."""
+    owners = [layer for layer in LAYERS if name == layer or name.startswith(layer + ".")]
+    return max(owners, key=len) if owners else None
+
+
+def within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
 
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_a_layer_imports_only_layers_below_it(layer: str) -> None:
-    above = set(LAYERS[LAYERS.index(layer) + 1 :])
+    rank = LAYERS.index(layer)
     for path in modules(layer):
         upward = {
-            name for name in imports(path) if name.split(".")[0] in above and not name.startswith(LEAF_EXCEPTIONS)
+            name
+            for name in imports(path)
+            if (owner := layer_of(name)) is not None
+            and LAYERS.index(owner) > rank
+            and not name.startswith(LEAF_EXCEPTIONS)
         }
         assert not upward, f"{path.relative_to(PACKAGE)} imports {sorted(upward)}"
+
+
+@pytest.mark.parametrize("layer", DOMAIN)
+def test_the_domain_imports_nothing_above_it(layer: str) -> None:
+    for path in modules(layer):
+        above = {name for name in imports(path) if within(name, ABOVE_THE_DOMAIN)}
+        assert not above, f"{path.relative_to(PACKAGE)} imports {sorted(above)}"
 
 
 def test_the_domain_exceptions_are_a_leaf() -> None:
@@ -81,7 +114,9 @@ def test_the_note_structure_imports_only_itself() -> None:
 
 def test_the_query_engine_imports_only_itself_and_the_note_structure() -> None:
     for path in modules("dataview"):
-        assert all(name.startswith(("dataview", "structure")) for name in imports(path)), path.name
+        found = imports(path)
+        assert all(within(name, ("dataview", "structure")) for name in found), path.name
+        assert not any(within(name, ("dataview.pages",)) for name in found), path.name
 
 
 def test_the_engine_of_search_by_meaning_imports_only_itself_and_the_note_structure() -> None:
@@ -89,16 +124,74 @@ def test_the_engine_of_search_by_meaning_imports_only_itself_and_the_note_struct
         assert all(name.startswith(("semantic", "structure")) for name in imports(path)), path.name
 
 
-def test_index_operations_do_not_import_each_other() -> None:
-    for name in INDEX_OPERATIONS:
-        sideways = {m for m in imports(PACKAGE / "index" / f"{name}.py") if m.split(".")[-1] in INDEX_OPERATIONS}
-        assert not sideways, f"index/{name}.py imports {sorted(sideways)}"
+@pytest.mark.parametrize("layer", ASKING_THE_INDEX)
+def test_what_asks_the_index_does_not_import_its_peers(layer: str) -> None:
+    peers = tuple(peer for peer in ASKING_THE_INDEX if peer != layer)
+    for path in modules(layer):
+        sideways = {name for name in imports(path) if within(name, peers)}
+        assert not sideways, f"{path.relative_to(PACKAGE)} imports {sorted(sideways)}"
+
+
+def test_link_operations_do_not_import_each_other() -> None:
+    for name in LINK_OPERATIONS:
+        found = imports(PACKAGE / "links" / f"{name}.py")
+        sideways = {m for m in found if m.startswith("links.") and m.split(".")[1] in LINK_OPERATIONS}
+        assert not sideways, f"links/{name}.py imports {sorted(sideways)}"
 
 
 def test_tool_modules_share_only_common_and_worker() -> None:
     for path in modules("tools"):
         sideways = {m for m in imports(path) if m.startswith("tools.") and m.split(".")[1] not in SHARED_TOOL_MODULES}
         assert not sideways, f"tools/{path.name} imports {sorted(sideways)}"
+
+
+# -- SQL only in index/ ---------------------------------------------------------------------------
+
+SQL_CALLS = {"execute", "executemany", "executescript"}
+SQL_TEXT = re.compile(
+    r"\b(?:SELECT\s+\S|INSERT\s+(?:OR\s+\w+\s+)?INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b"
+    r"|CREATE\s+(?:TEMP\s+|VIRTUAL\s+|UNIQUE\s+)?(?:TABLE|INDEX|TRIGGER|VIEW)\b|DROP\s+(?:TABLE|INDEX)\b"
+    r"|PRAGMA\s+\w|BEGIN\s+(?:IMMEDIATE|EXCLUSIVE)\b|\bMATCH\s+\?)"
+)
+
+
+def sql_outside(root: Path, home: str = "index") -> list[str]:
+    """Where the package at `root` runs or spells SQL outside its `home` sub-package: calls of
+    `.execute` / `.executemany` / `.executescript`, and string literals (f-string parts too) that
+    read as SQL statements. As "file:line what"."""
+    found: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == home:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_CALLS:
+                found.append(f"{rel}:{node.lineno} .{node.func.attr}()")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL_TEXT.search(node.value):
+                found.append(f"{rel}:{node.lineno} {node.value.strip()[:40]!r}")
+    return found
+
+
+def test_sql_lives_only_in_the_index() -> None:
+    assert sql_outside(PACKAGE) == []
+
+
+def test_the_sql_check_finds_sql_planted_outside_the_index(tmp_path: Path) -> None:
+    """The check can fail: a query run, and SQL spelt (in an f-string too), outside `index/`."""
+    package = tmp_path / "pkg"
+    (package / "index").mkdir(parents=True)
+    (package / "search").mkdir()
+    (package / "index" / "table.py").write_text('def q(conn):\n    return conn.execute("SELECT 1")\n')
+    (package / "search" / "ranked.py").write_text(
+        "def q(conn, table):\n"
+        '    conn.executemany("-- nothing", [])\n'
+        '    return f"DELETE FROM {table} WHERE path = ?"\n'
+        'WORDS = "select a note, then insert a link"  # prose is not SQL\n'
+    )
+    assert sql_outside(package) == [
+        "search/ranked.py:2 .executemany()",
+        "search/ranked.py:3 'DELETE FROM'",
+    ]
 
 
 # -- no import cycles -----------------------------------------------------------------------------
@@ -177,6 +270,12 @@ def test_the_cycle_check_finds_a_planted_cycle(tmp_path: Path) -> None:
     assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]
     (package / "c.py").write_text("")
     assert find_cycle(import_graph(package)) is None
+
+
+def test_the_build_and_the_index_it_fills_do_not_import_each_other() -> None:
+    graph = import_graph(PACKAGE)
+    assert "obsidian_mcp.index.vault_index" not in graph["obsidian_mcp.index.build"]
+    assert "obsidian_mcp.index.build" in graph["obsidian_mcp.index.vault_index"]
 
 
 def test_the_cycle_check_finds_a_cycle_planted_in_the_package() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from obsidian_mcp.index.backlinks import get_backlinks
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links.backlinks import get_backlinks
 from obsidian_mcp.vault.errors import NoteNotFound, PathRefused
 from obsidian_mcp.vault.paths import Vault
 

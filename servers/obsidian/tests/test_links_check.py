@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from obsidian_mcp.index.check import check_links
-from obsidian_mcp.index.results import CheckLinksResult
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links.check import check_links
+from obsidian_mcp.links.results import CheckLinksResult
 from obsidian_mcp.vault.errors import InvalidArgument, NoteNotFound, PathRefused
 from obsidian_mcp.vault.paths import Vault
 

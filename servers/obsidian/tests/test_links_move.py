@@ -6,9 +6,10 @@ import errno
 from pathlib import Path
 
 import pytest
-from obsidian_mcp.index import move, search
+from obsidian_mcp import search
 from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links import move
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteExists, NoteNotFound, PathRefused
 from obsidian_mcp.vault.paths import Vault

@@ -7,9 +7,10 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from obsidian_mcp.index.vector_store import SemanticIndex
 from obsidian_mcp.semantic.builder import BuildProgress, SemanticBuilder
 from obsidian_mcp.semantic.model import HashingEmbedder
-from obsidian_mcp.semantic.store import NoteText, SemanticIndex
+from obsidian_mcp.semantic.notes import NoteText
 
 WAIT = 60.0  # seconds: a safety net for a hung thread, never a pace
 

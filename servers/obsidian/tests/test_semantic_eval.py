@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from obsidian_mcp.semantic import NoteText, SemanticIndex, any_word_query, fuse, needs_fallback
+from obsidian_mcp.index.vector_store import SemanticIndex
+from obsidian_mcp.semantic import NoteText, any_word_query, fuse, needs_fallback
 from obsidian_mcp.semantic.chunking import chunk_note
 from obsidian_mcp.semantic.fusion import fold
 

@@ -75,7 +75,7 @@ def test_the_fallback_through_wordllama_load_is_offline_and_equal(
 
 def test_importing_the_package_imports_no_model_library() -> None:
     code = (
-        "import sys, obsidian_mcp.semantic, obsidian_mcp.semantic.store, obsidian_mcp.semantic.builder\n"
+        "import sys, obsidian_mcp.semantic, obsidian_mcp.index.vector_store, obsidian_mcp.semantic.builder\n"
         "heavy = [m for m in ('numpy', 'wordllama', 'tokenizers', 'safetensors', 'requests') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp_types import TextContent
-from obsidian_mcp.index import search, vectors
+from obsidian_mcp import search
+from obsidian_mcp.index import vectors
 from obsidian_mcp.index.store import index_location
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.semantic import HashingEmbedder

@@ -1,4 +1,4 @@
-"""semantic.store.SemanticIndex: incremental updates, persistence, model-version rebuild, readers."""
+"""index.vector_store.SemanticIndex: incremental updates, persistence, model-version rebuild, readers."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
-from obsidian_mcp.semantic import store as store_module
+from obsidian_mcp.index import vector_store as store_module
+from obsidian_mcp.index.vector_store import SemanticIndex
 from obsidian_mcp.semantic.chunking import chunk_note
 from obsidian_mcp.semantic.model import HashingEmbedder
-from obsidian_mcp.semantic.store import NoteText, SemanticIndex, content_hash
+from obsidian_mcp.semantic.notes import NoteText, content_hash
 
 NOTES = {
     "Help/Refunds.md": "# Refunds\n\nRefunds for any purchase within fourteen days. Refunds go back to the card.\n",

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.retag import rename_tag
-from obsidian_mcp.index.search import search_notes
-from obsidian_mcp.index.tags import list_tags
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links.retag import rename_tag
+from obsidian_mcp.links.tags import list_tags
+from obsidian_mcp.search import search_notes
 from obsidian_mcp.vault.errors import InvalidArgument
 from obsidian_mcp.vault.markdown import parse_note
 from obsidian_mcp.vault.paths import Vault

@@ -140,3 +140,10 @@ def test_the_cli_refuses_an_invalid_pattern(vault_root: Path, tmp_path: Path) ->
     )
     assert done.returncode == 2
     assert "not a valid gitignore-style pattern" in done.stderr and done.stdout == ""
+
+
+def test_a_bad_character_range_is_refused_not_a_crash() -> None:
+    """Regression: `[z-a]` raised `re.error` (not a ValueError) from pathspec, so `--exclude 'a/[z-a]'`
+    ended start-up with a traceback instead of the message and exit code 2."""
+    with pytest.raises(InvalidExclusion, match="not a valid gitignore-style pattern"):
+        Exclusions(["a/[z-a]"])

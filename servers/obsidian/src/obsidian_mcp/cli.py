@@ -1,8 +1,9 @@
 """`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`.
 
 The MCP SDK (~1 s to import) is imported only once the command is known to serve, after the stored
-vectors and the model of a restarted index have started loading (`index.vectors.preload`): they are
-then loaded by the time `initialize` answers. `--help` and `http-token` import neither.
+vectors and the model of a restarted index have started loading (`index.vectors.preload`), or a
+fresh index's notes have started to become searchable (`index.early`): either is then done by about
+the time `initialize` answers. `--help` and `http-token` import neither.
 """
 
 from __future__ import annotations
@@ -110,7 +111,14 @@ def main(
     except InvalidExclusion as exc:
         log.critical(f"cannot start: {exc} (--exclude / OBSIDIAN_MCP_EXCLUDE)")
         sys.exit(2)
-    preload(index_location(index_dir or default_index_dir(), root))  # as `assemble` finds it; before the SDK
+    location = index_location(index_dir or default_index_dir(), root)  # as `assemble` finds it
+    # Before the SDK import (~1 s): a restart's stored vectors load, a fresh index's notes become searchable.
+    preload(location)
+    from obsidian_mcp.index import early  # what the server imports anyway, but not `--help`
+    from obsidian_mcp.index.pool import default_workers
+    from obsidian_mcp.vault.paths import Vault
+
+    early.begin(Vault(root, exclusions), location, default_workers())
 
     from obsidian_mcp.server import Config, assemble  # imports the MCP SDK
 

@@ -3,11 +3,13 @@
 Read top-down: `models` (the contract's taxonomy) → `errors` (the one mapping of the domain's
 exceptions to it) → the domain: `warnings`, `structure` (how a note's text reads: prose, code,
 comments, headings), `dataview` (the pure Dataview query engine), `semantic`
-(the pure engine of search by meaning), `vault` (notes on disk, tasks), `index` (search, tags,
-links, moves, the pages Dataview queries, the vectors kept in step with the notes) →
-`tools` (thin MCP functions returning the domain's typed results) → this module → `cli`. Imports
-only go downward within the domain and tools (vault never imports index, index never tools), and
-nothing below this module imports `errors`.
+(the pure engine of search by meaning), `vault` (notes on disk, tasks), `index` (the index's
+machinery and every SQL statement: sync, build, change feed, the vectors kept in step with the
+notes), then what asks the index questions: `search` (by words, by meaning, fused), `links`
+(backlinks, link checks, moves, tags and tag renames) and `dataview.pages` (the pages Dataview
+queries) → `tools` (thin MCP functions returning the domain's typed results) → this module →
+`cli`. Imports only go downward within the domain and tools (vault never imports index, index
+never search, links or tools), and nothing below this module imports `errors`.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.errors import to_contract
 from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.pages import VaultPages
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer

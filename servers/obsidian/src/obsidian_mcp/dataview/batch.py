@@ -2,9 +2,12 @@
 
 WHERE, SORT and GROUP BY evaluate one expression over every row. Evaluated row by row, each node
 of the expression is a Python call per row; here the common nodes — fields, `a.b`, constants,
-comparisons, `and`/`or`/`!`, function calls — each run one comprehension over the whole batch,
-which is two to three times faster on a vault of thousands of notes. The values are exactly those
-of `compiler.compile_expr` (the same helpers decide them); any other node is evaluated row by row.
+comparisons, `and`/`or`/`!`, function calls — each run one comprehension over the whole batch. On
+its own that is 0.9 to 1.6 times the speed of row by row; what pays is the columns it keeps
+(below): warm, whole-vault queries 2 to 12 times faster (bench/dataview_eval.py; why both
+evaluators stay: specs/spec.md, "Deliberate duplicates"). The values are exactly those of
+`compiler.compile_expr` (the same helpers decide them; tests/test_dataview_agreement.py checks
+random expressions); any other node is evaluated row by row.
 `and`/`or` evaluate an operand only on the rows still undecided, so an operand is never evaluated
 where the row-by-row evaluator would not have. A failing row raises `EvalError` out of the batch;
 the caller then evaluates row by row to drop just the failing rows. Fields and member chains over

@@ -1,13 +1,19 @@
-"""The vault's search index: SQLite FTS5 in the user cache dir, never inside the vault.
+"""The vault's search index: SQLite FTS5 in the user cache dir, never inside the vault. The
+machinery that keeps it, and every SQL statement of the server; no operation that asks it
+questions (those are `search`, `links` and `dataview.pages`). Knows nothing of MCP.
 
-Modules: `store` (location, schema, recovery), `extract` (what is stored per note), `sync`
-(change detection and writes), `vault_index` (fresh-before-use, one lock, the recovery ladder),
-`changes` (notes this server wrote), `watch` (notes other programs changed: inotify on Linux),
-`text` / `query` (tokens, snippets and safe MATCH expressions), `filters` (folder and tag
-conditions), `graph` (the stored links to a name), `progress` (how long work reports progress),
-`vectors` (the index of meanings, `semantic`, kept in step with the notes), `search` (by words
-and by meaning, similar notes), `tags`, `backlinks`, `check` (unresolved links, orphans,
-ambiguous links), `move` (which links a move rewrites, and how; the files themselves are
-`vault.notes`'), `retag` (which notes a tag rename rewrites), and `results` (the typed result of
-each operation). Knows nothing of MCP.
+Keeping it: `store` (location, schema, recovery), `extract` (what is stored per note), `sync`
+(change detection and writes), `build` (the first build, in the background), `pool` (worker
+processes parsing notes for it), `pending` (the notes a build has still to write, searchable),
+`vault_index` (fresh-before-use, one lock, the recovery ladder), `changes` (notes this server
+wrote), `watch` (notes other programs changed: inotify on Linux), `progress` (how long work
+reports progress), `at_exit` (background workers stopped at exit), `vectors` (the index of
+meanings kept in step with the notes) and `vector_store` (its vectors, in memory and in the
+database).
+
+Asking it: one module of query functions per table group, each answering typed rows —
+`notes_table` (`notes`), `fts` (`content` and its FTS5 index: ranking, the stored text),
+`links_table` (`links`), `tags_table` (`tags`), `metadata` (Dataview's `fields` and `list_items`),
+`vector_table` (the `semantic_*` tables) — with `filters` (the folder and tag conditions), `text`
+(tokens and snippets as FTS5 sees them) and `lookup` (recent notes, path completion).
 """

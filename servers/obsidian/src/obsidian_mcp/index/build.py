@@ -45,6 +45,7 @@ from typing import Protocol
 
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.at_exit import stop_at_exit
+from obsidian_mcp.index.early import EarlyStart
 from obsidian_mcp.index.pending import FILL_CHUNK, PendingNotes
 from obsidian_mcp.index.pool import ReadPool
 from obsidian_mcp.index.progress import IndexProgress, ProgressPoints
@@ -118,8 +119,10 @@ class Build:
     """One build of the index (see the module docstring). Its fields are read and written under the
     index's lock."""
 
-    def __init__(self, index: BuildHost, pool: ReadPool | None) -> None:
+    def __init__(self, index: BuildHost, pool: ReadPool | None, early: EarlyStart | None = None) -> None:
+        """`early`: what `index.early` prepared before the server started (its pool is `pool`)."""
         self.index = index
+        self._early = early
         self.started = time.monotonic()
         self.progress = IndexProgress(0, 0, listing=True)
         self.points = ProgressPoints()  # one per batch written, for the calls waiting to report
@@ -240,6 +243,8 @@ class Build:
         listed_at = time.monotonic()
         infos = list(index.vault.iter_notes())
         listing_seconds = time.monotonic() - listed_at
+        ahead = self._early.pending() if self._early is not None else None  # without the lock: it may still fill
+        self._early = None
         with index.lock:
             conn = self._connection(epoch)
             todo, gone = sync.plan_full(conn, infos)
@@ -253,10 +258,14 @@ class Build:
             pending: deque[_Batch] = deque()
             self._batches_started = time.monotonic()
             self._hand_out(conn, batches, pending)
+            to_fill = todo
             if index.background and len(todo) >= PARTIAL_MIN:
-                self.pending = PendingNotes()
+                self.pending = ahead if ahead is not None else PendingNotes()
+                to_fill = self.pending.keep(todo) if ahead is not None else todo
+            elif ahead is not None:
+                ahead.close()
             self._publish(IndexProgress(0, len(todo)))
-        self._fill(todo, epoch)
+        self._fill(to_fill, epoch)
         done = 0
         while pending:
             batch = pending.popleft()

@@ -1,4 +1,5 @@
-"""SQL conditions for the `folder` and `tags` arguments shared by search and tag listing.
+"""SQL conditions for the `folder` and `tags` arguments shared by search and tag listing, and the
+notes they select.
 
 Both are prefix ranges on indexed text: `path > 'F/' AND path < 'F0'` selects everything under
 folder `F` (`0` is the character after `/`), and a tag `a` matches `a` itself and every nested
@@ -7,6 +8,7 @@ folder `F` (`0` is the character after `/`), and a tag `a` matches `a` itself an
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 
 from obsidian_mcp.vault.errors import InvalidArgument
@@ -45,3 +47,13 @@ def tags_clause(keys: list[str], column: str = "n.id") -> tuple[str, list[str]]:
         clauses.append(f"{column} IN (SELECT note_id FROM tags WHERE fold = ? OR (fold > ? AND fold < ?))")
         params += [key, key + "/", key + "0"]
     return (" AND ".join(clauses) or "1"), params
+
+
+def paths_under(conn: sqlite3.Connection, folder_rel: str, keys: list[str]) -> set[str]:
+    """The paths of the notes under `folder_rel` having every tag in `keys`."""
+    where_folder, folder_params = folder_clause(folder_rel)
+    where_tags, tag_params = tags_clause(keys)
+    rows = conn.execute(
+        f"SELECT n.path FROM notes AS n WHERE {where_folder} AND {where_tags}", [*folder_params, *tag_params]
+    )
+    return {row[0] for row in rows}

@@ -18,6 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from obsidian_mcp.index import notes_table
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
 
 FUZZY_SPREAD = 3  # a fuzzy match may spread over at most this many times the typed text's length
@@ -49,13 +50,13 @@ def matching_paths(index: VaultIndex, typed: str, limit: int) -> PathMatches:
 
 
 def _recent(snapshot: Snapshot, limit: int) -> list[RecentNote]:
-    query = "SELECT path, title, size, mtime FROM notes ORDER BY mtime DESC, path LIMIT ?"
-    rows = snapshot.conn.execute(query, (limit,))
-    return [RecentNote(path, title, size, mtime) for path, title, size, mtime in rows]
+    return [
+        RecentNote(path, title, size, mtime) for path, title, size, mtime in notes_table.recent(snapshot.conn, limit)
+    ]
 
 
 def _ages(snapshot: Snapshot) -> dict[str, float]:
-    return dict(snapshot.conn.execute("SELECT path, mtime FROM notes"))
+    return notes_table.ages(snapshot.conn)
 
 
 def rank_paths(ages: dict[str, float], typed: str, limit: int) -> PathMatches:

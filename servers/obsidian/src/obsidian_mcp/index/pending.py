@@ -32,9 +32,8 @@ import stat
 from collections.abc import Callable, Container, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from obsidian_mcp.index import sync
+from obsidian_mcp.index import sync, tags_table
 from obsidian_mcp.index.extract import MAX_INDEXED_CHARS, frontmatter_column
-from obsidian_mcp.index.filters import tags_clause
 from obsidian_mcp.index.text import Term, tokens
 from obsidian_mcp.vault.errors import VaultError
 from obsidian_mcp.vault.links import stem
@@ -137,6 +136,16 @@ class PendingNotes:
             if rowid is not None:
                 del self._rows[rowid]
 
+    def keep(self, todo: Sequence[NoteInfo]) -> list[NoteInfo]:
+        """Filled ahead (`early`): keep the notes of `todo` put in as they are listed now, forget
+        the others, and return the notes of `todo` still to put in (new, or changed since)."""
+        listed = {info.rel for info in todo}
+        self.discard([rel for rel in self._rowids if rel not in listed])
+        stale = [info.rel for info in todo if self.changed(info)]
+        self.discard(stale)
+        self.filled = len(self._rows)
+        return [info for info in todo if info.rel not in self._rowids]
+
     def changed(self, info: NoteInfo) -> bool:
         """Whether a pending note is listed now with another mtime or size than when it was put in."""
         rowid = self._rowids.get(info.rel)
@@ -238,14 +247,6 @@ class Unindexed:
             indexed += len(found)
             if not keys:
                 return
-            tagged += _having(self._conn, rels, keys)
+            tagged += tags_table.count_having(self._conn, rels, keys)
             if tagged >= best:
                 return
-
-
-def _having(conn: sqlite3.Connection, rels: Sequence[str], keys: Sequence[str]) -> int:
-    """How many of the notes at `rels` have every tag in `keys` (or one nested under it)."""
-    where, params = tags_clause(list(keys))
-    marks = ", ".join("?" * len(rels))
-    row = conn.execute(f"SELECT count(*) FROM notes AS n WHERE n.path IN ({marks}) AND {where}", [*rels, *params])
-    return int(row.fetchone()[0])

@@ -60,7 +60,7 @@ for longer than the busy timeout, moves this process to a private in-memory inde
 file replaced under us is built again too. Errors are logged, never shown to the caller.
 
 Listeners (`sync.SyncListener`, in `listeners`) hear of every note each sync reads or drops, and
-of every start-over; the Dataview pages of `index.pages` are kept fresh that way, and so is the
+of every start-over; the Dataview pages of `dataview.pages` are kept fresh that way, and so is the
 index of meanings, `vectors` (`index.vectors`: embedded in the background after each sync, from
 the end of a serving server's first build, else from the first call after it; its stored vectors
 and model load while that build runs; calls answering during the build leave it alone).
@@ -77,9 +77,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from obsidian_mcp.index import sync
+from obsidian_mcp.index import notes_table, sync
 from obsidian_mcp.index.build import Build
 from obsidian_mcp.index.changes import TrackedLocks
+from obsidian_mcp.index.early import take as take_early
 from obsidian_mcp.index.pending import Unindexed
 from obsidian_mcp.index.pool import default_workers, open_pool
 from obsidian_mcp.index.progress import IndexProgress, ProgressFn
@@ -118,7 +119,7 @@ class Snapshot:
 
     @cached_property
     def paths(self) -> frozenset[str]:
-        return frozenset(row[0] for row in self.conn.execute("SELECT path FROM notes"))
+        return notes_table.all_paths(self.conn)
 
 
 class VaultIndex:
@@ -294,8 +295,9 @@ class VaultIndex:
     # -- internals ------------------------------------------------------------------------------
 
     def _begin_build(self) -> Build:
-        pool = open_pool(self.vault, self._workers) if self._workers else None
-        build = self._build = Build(self, pool)
+        early = take_early(self.store.location) if self.store.location is not None else None
+        pool = early.pool if early is not None else (open_pool(self.vault, self._workers) if self._workers else None)
+        build = self._build = Build(self, pool, early)
         build.start()
         return build
 
@@ -440,7 +442,7 @@ class VaultIndex:
         started = time.monotonic()
         todo, gone = sync.plan_full(conn, self.vault.iter_notes())
         self._last_listing, self._listing_seconds = started, time.monotonic() - started
-        indexed = {row[0] for row in conn.execute("SELECT path FROM notes")}
+        indexed = notes_table.all_paths(conn)
         pending = build.pending
         return [
             info

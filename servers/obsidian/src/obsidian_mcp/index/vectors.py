@@ -38,6 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from obsidian_mcp.index import notes_table, vector_table
 from obsidian_mcp.index.at_exit import stop_at_exit
 from obsidian_mcp.index.extract import NoteRecord
 from obsidian_mcp.index.store import BUSY_TIMEOUT_SECONDS, IndexStore
@@ -46,7 +47,8 @@ from obsidian_mcp.vault.paths import NoteInfo, Vault
 from obsidian_mcp.vault.storage import etag_of, read_bytes
 
 if TYPE_CHECKING:  # `semantic` itself is imported on the first sync: ~20 ms kept out of start-up
-    from obsidian_mcp.semantic import BuildProgress, Embedder, NoteHit, NoteText, SemanticBuilder, SemanticIndex
+    from obsidian_mcp.index.vector_store import SemanticIndex
+    from obsidian_mcp.semantic import BuildProgress, Embedder, NoteHit, NoteText, SemanticBuilder
 
 log = logging.getLogger("obsidian_mcp.index")
 
@@ -80,7 +82,7 @@ class _Preload:
             identity = (stat.st_dev, stat.st_ino)
             probe = sqlite3.connect(f"{self.location.as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
             try:
-                if probe.execute("SELECT 1 FROM semantic_notes LIMIT 1").fetchone() is None:
+                if not vector_table.has_vectors(probe):
                     return  # nothing stored: the build embeds everything anyway
             finally:
                 probe.close()
@@ -132,7 +134,7 @@ def _take_preloaded(location: Path) -> tuple[SemanticIndex, sqlite3.Connection] 
 
 def _load_stored(location: Path, embedder: Embedder | None) -> tuple[SemanticIndex, sqlite3.Connection]:
     """The vector tables in the index file at `location`, their stored vectors read and the model loaded."""
-    from obsidian_mcp.semantic import SemanticIndex
+    from obsidian_mcp.index.vector_store import SemanticIndex
 
     conn = sqlite3.connect(location, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_SECONDS)
     try:
@@ -207,7 +209,7 @@ class VaultVectors:
         if self._stopped or self._preparing is not None or self._store.location is None:
             return
         try:
-            if conn.execute("SELECT 1 FROM semantic_notes LIMIT 1").fetchone() is None:
+            if not vector_table.has_vectors(conn):
                 return
         except sqlite3.OperationalError:  # no such table: never embedded here
             return
@@ -300,7 +302,7 @@ class VaultVectors:
         from obsidian_mcp.semantic import SemanticBuilder
 
         self._close()
-        rows = conn.execute("SELECT path, hash, title FROM notes").fetchall()
+        rows = notes_table.digests(conn)
         _single_threaded_blas()
         index, self._conn = self._take_prepared() or self._semantic_index()
         loaded = threading.Event()
@@ -318,7 +320,7 @@ class VaultVectors:
     def _semantic_index(self) -> tuple[SemanticIndex, sqlite3.Connection]:
         """The vector tables in the keyword index's file, else (in-memory index, or the file
         refuses them) in a private in-memory database; with their connection."""
-        from obsidian_mcp.semantic import SemanticIndex
+        from obsidian_mcp.index.vector_store import SemanticIndex
 
         location = self._store.location
         if location is not None:

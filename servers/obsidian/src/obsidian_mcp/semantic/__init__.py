@@ -3,16 +3,17 @@
 Modules: `chunking` (notes → heading/paragraph chunks with their note's names), `model` (the
 embedder: WordLlama's static vectors, shipped in its wheel, loaded lazily), with `table` (the
 embedding table's rows read from the wheel's file) and `bpe`/`tokenizer` (the packaged tokenizer
-as compact tables, the `tokenizers` library for large batches), `store` (`SemanticIndex`: vectors
-in the index database, all in memory for brute-force cosine search, incremental updates, `search`
-and `similar`), `matrix` (those vectors in memory: int8 rows, scored in blocks), `builder`
-(`SemanticBuilder`: embedding in batches on a background thread, with progress), and `fusion`
+as compact tables, the `tokenizers` library for large batches), `notes` (a note to embed, and the
+hits), `matrix` (the vectors in memory: int8 rows, scored in blocks), `builder` (`SemanticBuilder`:
+embedding in batches on a background thread, with progress, into a `VectorStore`), and `fusion`
 (reciprocal rank fusion of the keyword and vector rankings, exact hits pinned on top, and the
-any-word keyword fallback).
+any-word keyword fallback). The store of the vectors, `SemanticIndex` (their tables in the index
+database, all in memory for brute-force cosine search, incremental updates, `search` and
+`similar`), is `index.vector_store`: the index owns every SQL statement.
 
 Importing this package is cheap: numpy, `tokenizers` and `wordllama` are imported on first use.
 
-Wiring (the tools and the index sync do this; nothing here knows MCP or the index's tables):
+Wiring (`index.vectors` does this; nothing here knows MCP or the index's tables):
 
 * Give `SemanticIndex` a connection to the index database file, preferably its own
   (`sqlite3.connect(location, isolation_level=None, check_same_thread=False, timeout=10)` with
@@ -30,7 +31,7 @@ Wiring (the tools and the index sync do this; nothing here knows MCP or the inde
 * `similar_notes(path, limit)`: `index.similar(path, limit)`.
 """
 
-from obsidian_mcp.semantic.builder import BuildProgress, Loader, SemanticBuilder
+from obsidian_mcp.semantic.builder import BuildProgress, Loader, SemanticBuilder, VectorStore
 from obsidian_mcp.semantic.chunking import Chunk, NoteChunks, chunk_note
 from obsidian_mcp.semantic.fusion import (
     FALLBACK_BELOW,
@@ -43,7 +44,7 @@ from obsidian_mcp.semantic.fusion import (
     pinned_paths,
 )
 from obsidian_mcp.semantic.model import Embedder, HashingEmbedder, WordLlamaEmbedder, default_embedder
-from obsidian_mcp.semantic.store import ChunkHit, NoteHit, NoteText, SemanticIndex, content_hash
+from obsidian_mcp.semantic.notes import ChunkHit, NoteHit, NoteText, content_hash
 
 __all__ = [
     "FALLBACK_BELOW",
@@ -59,7 +60,7 @@ __all__ = [
     "NoteHit",
     "NoteText",
     "SemanticBuilder",
-    "SemanticIndex",
+    "VectorStore",
     "WordLlamaEmbedder",
     "any_word_query",
     "chunk_note",

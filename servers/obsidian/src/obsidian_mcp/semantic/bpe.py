@@ -8,7 +8,8 @@ two sorted int32 arrays of merges (0.5 MB) and a table of the single-character t
 applies the merges the way the library does: repeatedly the adjacent pair of lowest merge rank,
 the leftmost first; a character outside the vocabulary becomes its UTF-8 bytes' tokens. It gives
 the library's ids for every piece it accepts (tests compare both on the sample vault's words and
-on random Unicode), at ~20 µs a word instead of ~8: the builder hands large batches to the library.
+on random pieces), 2.5 to 6 times slower than the library (bench/tokenizer.py): the builder hands
+large batches to the library. Why both stay: specs/spec.md, "Deliberate duplicates".
 
 `CompactBpe.open` returns None when the file is not exactly this kind of tokenizer (another
 model type, normaliser, pre-tokenizer, an option these tables do not implement): the library is

@@ -4,13 +4,13 @@ The caller says *which* notes changed (`submit`, or `reconcile` with the vault's
 the builder's thread reads each note's current text through the caller's `load` function when
 its turn comes (so a note edited twice while queued is embedded once, in its latest state),
 chunks and embeds a batch without holding any lock, and stores it in one transaction. It is the
-only writer of its `SemanticIndex` for as long as it runs; searches go on meanwhile and see each
-batch as soon as it is stored.
+only writer of its store (a `VectorStore`: `index.vector_store.SemanticIndex`) for as long as it
+runs; searches go on meanwhile and see each batch as soon as it is stored.
 
 `progress()` says how far it got: `done`/`total` count the notes handled since the queue was last
 empty, and `complete` is True once nothing is queued or in flight — until then a search should
 carry a `SEMANTIC_NOT_READY` warning. Whenever it runs out of work, it asks the index to give back
-what only paid while embedding (`SemanticIndex.release_memory`). `wait()` blocks until complete
+what only paid while embedding (`VectorStore.release_memory`). `wait()` blocks until complete
 (for tests and tools), `stop()` finishes the current batch and ends the thread.
 """
 
@@ -18,16 +18,37 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from obsidian_mcp.semantic.store import NoteText, SemanticIndex
+from obsidian_mcp.semantic.model import Embedder
+from obsidian_mcp.semantic.notes import NoteText
 
 log = logging.getLogger("obsidian_mcp.semantic")
 
 BATCH_NOTES = 128
 Loader = Callable[[str], NoteText | None]
 """Returns the note at a vault path as it is now, or None when it no longer exists."""
+
+
+class VectorStore(Protocol):
+    """What the builder needs of the store it fills (`index.vector_store.SemanticIndex` is one):
+    typed here, so that this package never imports the index that keeps the vectors."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def stale(self, current: Mapping[str, str]) -> tuple[list[str], list[str]]: ...
+
+    def rename_note(self, old: str, new: str) -> bool: ...
+
+    def release_memory(self) -> None: ...
+
+    def prepare(self, notes: Sequence[NoteText]) -> Sequence[Any]:
+        """Chunk and embed `notes` (no lock held), for `apply`."""
+
+    def apply(self, prepared: Sequence[Any], removed: Sequence[str] = ()) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +63,7 @@ class BuildProgress:
 class SemanticBuilder:
     def __init__(
         self,
-        index: SemanticIndex,
+        index: VectorStore,
         load: Loader,
         *,
         batch_size: int = BATCH_NOTES,

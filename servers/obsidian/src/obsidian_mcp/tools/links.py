@@ -1,7 +1,7 @@
 """Link tools: backlinks, link hygiene, and moving a note with the links to it.
 
 All are async so that a first index build can report MCP progress (see `tools.worker`); the
-work itself, and the typed result each returns as it is, is `obsidian_mcp.index`.
+work itself, and the typed result each returns as it is, is `obsidian_mcp.links`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from obsidian_mcp.index import backlinks, check, move
-from obsidian_mcp.index.results import BacklinksResult, CheckLinksResult, MoveResult
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links import backlinks, check, move
+from obsidian_mcp.links.results import BacklinksResult, CheckLinksResult, MoveResult
 from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.common import READ, WRITE, NotePathArg
 from obsidian_mcp.tools.worker import in_worker

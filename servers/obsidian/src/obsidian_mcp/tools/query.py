@@ -2,8 +2,8 @@
 
 Async so that the first build of the pages can report MCP progress while it runs on a worker
 thread (see `tools.worker`); during the index's first build the query waits for it, with progress,
-unless it cannot end in time (`INDEX_BUILDING` then: see `index.dql`). The work itself, and the
-typed result returned as it is, is `obsidian_mcp.index.dql`.
+unless it cannot end in time (`INDEX_BUILDING` then: see `dataview.pages.dql`). The work itself, and the
+typed result returned as it is, is `obsidian_mcp.dataview.pages.dql`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from obsidian_mcp.index.pages import VaultPages
-from obsidian_mcp.index.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
-from obsidian_mcp.index.results import QueryNotesResult
+from obsidian_mcp.dataview.pages.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
+from obsidian_mcp.dataview.pages.results import QueryNotesResult
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.common import READ
 from obsidian_mcp.tools.worker import in_worker
@@ -43,6 +43,6 @@ def register(server: ContractServer, pages: VaultPages) -> None:
         inlinks, outlinks, mtime, ...); tasks: status, text, completed, due, scheduled, priority.
         date(today), dur(1 week), functions. Rows: path + one value per column; tasks carry the
         path and line update_task needs."""
-        from obsidian_mcp.index import dql  # the Dataview engine loads on the first query
+        from obsidian_mcp.dataview.pages import dql  # the Dataview engine loads on the first query
 
         return await in_worker(ctx, lambda report: dql.query_notes(pages, query, limit, progress=report))

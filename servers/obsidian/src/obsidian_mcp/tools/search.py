@@ -3,7 +3,7 @@
 All are async so that a call waiting for the index's first build can report MCP progress from
 its worker thread (see `tools.worker`); `search_notes` answers completely during that build, from
 the notes indexed and those still to index (`index.pending`). The work itself, and the typed
-result each returns as it is, is `obsidian_mcp.index`.
+result each returns as it is, is `obsidian_mcp.search` (and `obsidian_mcp.links.tags`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from obsidian_mcp.index import search, tags
-from obsidian_mcp.index.query import MAX_QUERY_CHARS
-from obsidian_mcp.index.results import SearchResult, SimilarResult, TagsResult
+from obsidian_mcp import search
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links import tags
+from obsidian_mcp.links.results import TagsResult
 from obsidian_mcp.runtime.server import ContractServer
+from obsidian_mcp.search.query import MAX_QUERY_CHARS
+from obsidian_mcp.search.results import SearchResult, SimilarResult
 from obsidian_mcp.tools.common import READ, NotePathArg
 from obsidian_mcp.tools.worker import in_worker
 

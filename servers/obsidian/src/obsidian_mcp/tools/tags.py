@@ -1,7 +1,7 @@
 """Tag tools that write: renaming a tag across the vault (counting tags is `search.list_tags`).
 
 Async so that the index sync it starts with can report MCP progress (see `tools.worker`); the
-work itself, and the typed result returned as it is, is `obsidian_mcp.index.retag`.
+work itself, and the typed result returned as it is, is `obsidian_mcp.links.retag`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from obsidian_mcp.index import retag
-from obsidian_mcp.index.results import RenameTagResult
 from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links import retag
+from obsidian_mcp.links.results import RenameTagResult
 from obsidian_mcp.runtime.server import ContractServer
 from obsidian_mcp.tools.worker import in_worker
 from obsidian_mcp.vault.storage import PathLocks

@@ -16,6 +16,7 @@ leaves no words behind from a run that still indexed it.
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -42,7 +43,7 @@ class Exclusions:
 
         try:
             self._spec = pathspec.GitIgnoreSpec.from_lines(cleaned)
-        except ValueError as exc:  # pathspec's pattern errors are ValueErrors in every version
+        except (ValueError, re.error) as exc:  # pathspec's own errors; `re`'s for a bad [range]
             raise InvalidExclusion(f"not a valid gitignore-style pattern: {exc}") from None
         # Sorted: the same set given in another order needs no rebuild of the index.
         self.fingerprint = hashlib.sha256("\n".join(sorted(cleaned)).encode("utf-8")).hexdigest()[:16]

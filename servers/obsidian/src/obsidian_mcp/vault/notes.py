@@ -5,7 +5,7 @@ Each operation returns one typed result (`vault.results`), warnings attached, an
 Every change to an existing note happens under that note's lock, reading the current bytes there,
 so `expected_etag` checks and edits see a stable version and concurrent appends all land.
 
-Moving a note is split for `index.move`, which decides what its links become: `check_move`
+Moving a note is split for `links.move`, which decides what its links become: `check_move`
 validates both ends, `move_file` renames, `rewrite_note` edits one other note's text.
 """
 

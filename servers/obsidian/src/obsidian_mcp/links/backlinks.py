@@ -1,6 +1,6 @@
 """Which notes link to a note, resolved like Obsidian against the vault as it is now.
 
-A lookup takes the stored links that could match the target's name (`graph.links_to`) and
+A lookup takes the stored links that could match the target's name (`index.links_table.links_to`) and
 resolves each against the current set of paths (see `vault.links.Resolver`). Definite links are
 backlinks; links that could mean this note or another of the same name are listed apart as
 `ambiguous`, with their candidates.
@@ -8,11 +8,12 @@ backlinks; links that could mean this note or another of the same name are liste
 
 from __future__ import annotations
 
-from obsidian_mcp.index.graph import links_to
+from obsidian_mcp.index import fts
+from obsidian_mcp.index.links_table import links_to
 from obsidian_mcp.index.progress import ProgressFn
-from obsidian_mcp.index.results import AmbiguousLink, Backlink, BacklinksResult
 from obsidian_mcp.index.text import snippet_around
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.links.results import AmbiguousLink, Backlink, BacklinksResult
 from obsidian_mcp.vault.links import Resolver, link_key
 from obsidian_mcp.vault.markdown import Link
 
@@ -29,7 +30,7 @@ def _backlinks(snapshot: Snapshot, target: str) -> BacklinksResult:
     resolver = Resolver({*snapshot.paths, target})
     definite: dict[tuple[str, int], Link] = {}  # one entry per line, an embed if any link there is one
     ambiguous: list[tuple[str, Link, tuple[str, ...]]] = []
-    for source, link in links_to(snapshot, [link_key(target)]):
+    for source, link in links_to(snapshot.conn, [link_key(target)]):
         if source == target:
             continue
         found = resolver.resolve(link, source)
@@ -39,7 +40,8 @@ def _backlinks(snapshot: Snapshot, target: str) -> BacklinksResult:
                 definite[(source, link.line)] = link
         elif found.status == "ambiguous" and target in found.candidates:
             ambiguous.append((source, link, found.candidates))
-    lines = _lines(snapshot, {source for source, _ in definite} | {source for source, _, _ in ambiguous})
+    sources = {source for source, _ in definite} | {source for source, _, _ in ambiguous}
+    lines = {source: fts.body_lines(snapshot.conn, source) for source in sources}
 
     def context(source: str, link: Link) -> str:
         text = lines.get(source, [])
@@ -63,13 +65,3 @@ def _backlinks(snapshot: Snapshot, target: str) -> BacklinksResult:
             for source, link, candidates in ambiguous
         ],
     )
-
-
-def _lines(snapshot: Snapshot, paths: set[str]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for path in paths:
-        row = snapshot.conn.execute(
-            "SELECT c.body FROM content AS c JOIN notes AS n ON n.id = c.id WHERE n.path = ?", (path,)
-        ).fetchone()
-        out[path] = (row[0] or "").split("\n") if row else []
-    return out

@@ -15,9 +15,10 @@ from __future__ import annotations
 from functools import partial
 
 from obsidian_mcp import warnings
+from obsidian_mcp.index import tags_table
 from obsidian_mcp.index.progress import ProgressFn
-from obsidian_mcp.index.results import RenameTagResult
-from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.index.vault_index import VaultIndex
+from obsidian_mcp.links.results import RenameTagResult
 from obsidian_mcp.models import ToolWarning
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import InvalidArgument, NoteNotFound, VaultError
@@ -36,7 +37,7 @@ def rename_tag(
     if old == new:
         raise InvalidArgument("new_tag", "same_tag", "'new_tag' is the tag itself; nothing to rename")
     key = nfc_casefold(old)
-    carriers = index.run(lambda snapshot: _carrying(snapshot, key), progress, full=True)
+    carriers = index.run(lambda snapshot: tags_table.carrying(snapshot.conn, key), progress, full=True)
 
     updated: list[str] = []
     failed: list[warnings.NoteNotUpdated] = []
@@ -62,13 +63,3 @@ def _renamed(old: str, new: str, counted: list[int], text: str, _rel: str) -> st
     result = tag_rename.rename_tag(text, old, new)
     counted.append(result.occurrences)
     return result.text
-
-
-def _carrying(snapshot: Snapshot, key: str) -> list[str]:
-    """Paths of the notes with the tag `key` (folded) or one nested under it, sorted."""
-    rows = snapshot.conn.execute(
-        "SELECT DISTINCT n.path FROM tags AS t JOIN notes AS n ON n.id = t.note_id "
-        "WHERE t.fold = ? OR (t.fold > ? AND t.fold < ?) ORDER BY n.path",
-        (key, key + "/", key + "0"),
-    )
-    return [row[0] for row in rows]

@@ -1,7 +1,7 @@
 """The vector store: chunk vectors in SQLite, all of them in memory for brute-force cosine search.
 
 `SemanticIndex` takes an open `sqlite3.Connection` (the index database, outside the vault) and
-owns three tables of its own, created when missing:
+owns three tables of its own, created when missing (their queries are `index.vector_table`'s):
 
 * `semantic_meta(key, value)`: the schema version and the *model marker* (embedder id, chunker
   version, dimension). Opening with another marker empties the other two tables: every note is
@@ -34,18 +34,20 @@ recommended, see the package docstring). `close()` closes the reading connection
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from obsidian_mcp.index import vector_table
+from obsidian_mcp.index.vector_table import ChunkRow
 from obsidian_mcp.semantic.chunking import CHUNKER_VERSION, chunk_note, snippet_of
 from obsidian_mcp.semantic.matrix import Buffers, NoteSpan, Quantized, Snapshot, quantize, row_sum, span_norms
 from obsidian_mcp.semantic.model import Embedder, default_embedder, trim_heap
+from obsidian_mcp.semantic.notes import ChunkHit, NoteHit, NoteText, content_hash
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,73 +71,10 @@ TRIM_AFTER_ROWS = 1024  # chunks loaded or stored since the last `release_memory
 _CANDIDATES = 8  # chunk rows looked at per wanted note before falling back to a full sort
 _LOAD_BATCH = 1024  # chunk rows read at a time when loading
 _LOOKUP_BATCH = 200  # chunks whose texts are read in one statement
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS semantic_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS semantic_notes(path TEXT PRIMARY KEY, hash TEXT NOT NULL, title TEXT NOT NULL)"
-    " WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS semantic_chunks(path TEXT NOT NULL, chunk_no INTEGER NOT NULL, heading TEXT,"
-    " line INTEGER NOT NULL, text TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (path, chunk_no))",
-)
-
-
-# -- what callers get back ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NoteText:
-    """One note to embed: its vault path, full text, title as the caller knows it (None: from
-    frontmatter or the file name), and optionally the caller's hash of it (see `stale`)."""
-
-    path: str
-    text: str
-    title: str | None = None
-    source_hash: str | None = None
-
-
-@dataclass(frozen=True)
-class ChunkHit:
-    path: str
-    chunk_no: int
-    heading: str | None
-    line: int
-    snippet: str
-    score: float  # cosine similarity, -1..1
-
-
-@dataclass(frozen=True)
-class NoteHit:
-    """A note ranked by its best chunk: `score` is that chunk's cosine similarity, `line`,
-    `heading` and `snippet` are that chunk's (for `similar`, the note vectors' similarity and the
-    note's first chunk)."""
-
-    path: str
-    title: str
-    score: float
-    line: int
-    heading: str | None
-    snippet: str
-
-
-def content_hash(text: str, title: str | None = None) -> str:
-    """The hash stored for a note when the caller gives none: text, title and chunker version."""
-    digest = hashlib.sha256(f"{CHUNKER_VERSION}\x00{title or ''}\x00".encode())
-    digest.update(text.encode("utf-8", errors="surrogatepass"))
-    return digest.hexdigest()[:32]
+T = TypeVar("T")
 
 
 # -- in memory --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _ChunkRow:
-    """A chunk as stored in `semantic_chunks`."""
-
-    chunk_no: int
-    heading: str | None
-    line: int
-    text: str  # the start of the cleaned text (`STORED_TEXT_CHARS`)
-    vector: bytes  # float16, little-endian
 
 
 @dataclass(frozen=True)
@@ -145,7 +84,7 @@ class _Prepared:
     path: str
     title: str
     hash: str
-    rows: list[_ChunkRow]
+    rows: list[ChunkRow]
     chunk_nos: list[int]
     vectors: Quantized
     norm: float
@@ -190,7 +129,7 @@ class SemanticIndex:
         self.model_changed = False
         with self._db_lock:
             self._prepare_tables()
-            self._file = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "")
+            self._file = vector_table.database_file(conn)
 
     def release_memory(self) -> None:
         """Give back what only pays while embedding or loading: the embedder's caches (if it has
@@ -205,10 +144,10 @@ class SemanticIndex:
         if not large and churn < TRIM_AFTER_ROWS:
             return
         with self._db_lock:
-            self.conn.execute("PRAGMA shrink_memory")
+            vector_table.shrink_memory(self.conn)
         with self._reader_lock:
             if self._reader is not None:
-                self._reader.execute("PRAGMA shrink_memory")
+                vector_table.shrink_memory(self._reader)
         trim_heap()
 
     def close(self) -> None:
@@ -227,62 +166,33 @@ class SemanticIndex:
         return f"{self.embedder.model_id};chunker={CHUNKER_VERSION};dim={self.embedder.dim}"
 
     def _prepare_tables(self) -> None:
-        with self._transaction():
-            for statement in _SCHEMA:
-                self.conn.execute(statement)
-            meta = dict(self.conn.execute("SELECT key, value FROM semantic_meta").fetchall())
+        with vector_table.transaction(self.conn):
+            vector_table.create(self.conn)
+            meta = vector_table.meta(self.conn)
             if meta.get("schema") not in (None, str(SEMANTIC_SCHEMA_VERSION)):
-                for table in ("semantic_notes", "semantic_chunks"):
-                    self.conn.execute(f"DROP TABLE {table}")
-                for statement in _SCHEMA[1:]:
-                    self.conn.execute(statement)
+                vector_table.recreate_note_tables(self.conn)
                 meta.pop("model", None)
             if meta.get("model") != self.model_marker:
-                had = self.conn.execute("SELECT count(*) FROM semantic_notes").fetchone()[0]
+                had = vector_table.note_count(self.conn)
                 if had:
                     log.warning(
                         "the embedding model changed: semantic index to be rebuilt",
                         extra={"was": meta.get("model"), "now": self.model_marker, "notes": had},
                     )
                     self.model_changed = True
-                self.conn.execute("DELETE FROM semantic_chunks")
-                self.conn.execute("DELETE FROM semantic_notes")
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO semantic_meta(key, value) VALUES (?, ?)",
-                [("schema", str(SEMANTIC_SCHEMA_VERSION)), ("model", self.model_marker)],
-            )
+                vector_table.clear(self.conn)
+            vector_table.set_meta(self.conn, {"schema": str(SEMANTIC_SCHEMA_VERSION), "model": self.model_marker})
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One transaction on the connection, whatever its isolation level (caller holds db_lock)."""
-        if self.conn.isolation_level is None:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-        else:
-            with self.conn:
-                yield
-
-    def _read(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
-        """Rows of a query, for readers: through the reading connection (opened on first use)
-        when the database is a file, else the writer's under `db_lock`."""
+    def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """`query` run for a reader: on the reading connection (opened on first use) when the
+        database is a file, else on the writer's under `db_lock`."""
         with self._reader_lock:
             if self._reader is None and self._file and not self._closed:
-                reader = sqlite3.connect(
-                    self._file, isolation_level=None, check_same_thread=False, timeout=READ_TIMEOUT_SECONDS
-                )
-                reader.execute("PRAGMA query_only = ON")
-                reader.execute(f"PRAGMA cache_size = -{READ_CACHE_KIB}")
-                self._reader = reader
+                self._reader = vector_table.open_reader(self._file, READ_TIMEOUT_SECONDS, READ_CACHE_KIB)
             if self._reader is not None:
-                return self._reader.execute(sql, params).fetchall()
+                return query(self._reader)
         with self._db_lock:
-            return self.conn.execute(sql, params).fetchall()
+            return query(self.conn)
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -306,13 +216,12 @@ class SemanticIndex:
         with self._db_lock:
             # {path: path}: the kept paths are these strings, allocated together, not one string
             # picked out of each batch of rows (whose neighbours are freed: a fragmented heap)
-            known = {path: path for (path,) in self.conn.execute("SELECT path FROM semantic_notes")}
-            stored = self.conn.execute("SELECT count(*) FROM semantic_chunks").fetchone()[0]
+            known = {path: path for path in vector_table.note_paths(self.conn)}
+            stored = vector_table.chunk_count(self.conn)
             buffers = Buffers(max(stored, 64), max(len(known), 16), dim)
             spans: list[tuple[int, int]] = []
             size = 0
-            cursor = self.conn.execute("SELECT path, chunk_no, vector FROM semantic_chunks ORDER BY path, chunk_no")
-            while batch := cursor.fetchmany(_LOAD_BATCH):
+            for batch in vector_table.chunk_vectors(self.conn, _LOAD_BATCH):
                 kept = [row for row in batch if row[0] in known and len(row[2]) == 2 * dim]
                 if not kept:
                     continue
@@ -342,7 +251,7 @@ class SemanticIndex:
         """{path: hash} of every embedded note (see `NoteText.source_hash`)."""
         notes = self._current().notes
         with self._db_lock:
-            rows = self.conn.execute("SELECT path, hash FROM semantic_notes").fetchall()
+            rows = vector_table.note_hashes(self.conn)
         return {path: digest for path, digest in rows if path in notes}
 
     def indexed_paths(self) -> set[str]:
@@ -381,7 +290,7 @@ class SemanticIndex:
             count = len(item.chunks)
             codes, scales = quantized.codes[at : at + count], quantized.scales[at : at + count]
             rows = [
-                _ChunkRow(c.chunk_no, c.heading, c.line, c.text[:STORED_TEXT_CHARS], stored[at + n].tobytes())
+                ChunkRow(c.chunk_no, c.heading, c.line, c.text[:STORED_TEXT_CHARS], stored[at + n].tobytes())
                 for n, c in enumerate(item.chunks)
             ]
             prepared.append(
@@ -404,8 +313,8 @@ class SemanticIndex:
         digest = source_hash or content_hash(text, title)
         if path in self._current().notes:
             with self._db_lock:
-                stored = self.conn.execute("SELECT hash FROM semantic_notes WHERE path = ?", (path,)).fetchone()
-            if stored is not None and stored[0] == digest:
+                stored = vector_table.note_hash(self.conn, path)
+            if stored == digest:
                 return False
         self.upsert_notes([NoteText(path, text, title, digest)])
         return True
@@ -433,10 +342,8 @@ class SemanticIndex:
             note = snapshot.notes.get(old)
             if note is None or old == new:
                 return note is not None
-            with self._db_lock, self._transaction():
-                for table in ("semantic_chunks", "semantic_notes"):
-                    self.conn.execute(f"DELETE FROM {table} WHERE path = ?", (new,))
-                    self.conn.execute(f"UPDATE {table} SET path = ? WHERE path = ?", (new, old))
+            with self._db_lock, vector_table.transaction(self.conn):
+                vector_table.rename(self.conn, old, new)
             rows = slice(note.start, note.stop)
             moved = _Prepared(
                 new,
@@ -456,29 +363,18 @@ class SemanticIndex:
             return
         with self._write_lock:
             self._current()
-            with self._db_lock, self._transaction():
-                for path in [*removed, *(p.path for p in prepared)]:
-                    self.conn.execute("DELETE FROM semantic_chunks WHERE path = ?", (path,))
-                    self.conn.execute("DELETE FROM semantic_notes WHERE path = ?", (path,))
+            with self._db_lock, vector_table.transaction(self.conn):
+                vector_table.delete(self.conn, [*removed, *(p.path for p in prepared)])
                 for note in prepared:
-                    self.conn.execute(
-                        "INSERT INTO semantic_notes(path, hash, title) VALUES (?, ?, ?)",
-                        (note.path, note.hash, note.title),
-                    )
-                    self.conn.executemany(
-                        "INSERT INTO semantic_chunks(path, chunk_no, heading, line, text, vector)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        [(note.path, r.chunk_no, r.heading, r.line, r.text, r.vector) for r in note.rows],
-                    )
+                    vector_table.insert(self.conn, note.path, note.hash, note.title, note.rows)
             self._publish(prepared, [*removed, *(p.path for p in prepared)])
             self._churn += sum(len(p.chunk_nos) for p in prepared)
 
     def clear(self) -> None:
         """Forget every note (e.g. before a rebuild from scratch)."""
         with self._write_lock:
-            with self._db_lock, self._transaction():
-                self.conn.execute("DELETE FROM semantic_chunks")
-                self.conn.execute("DELETE FROM semantic_notes")
+            with self._db_lock, vector_table.transaction(self.conn):
+                vector_table.clear(self.conn)
             self._snapshot = None
             self._load()
 
@@ -537,15 +433,7 @@ class SemanticIndex:
         pairs = list(keys)
         for start in range(0, len(pairs), _LOOKUP_BATCH):
             batch = pairs[start : start + _LOOKUP_BATCH]
-            values = ", ".join("(?, ?)" for _ in batch)
-            # a join from the wanted keys: SQLite scans the table for `(path, chunk_no) IN (VALUES ...)`
-            found = self._read(
-                f"WITH wanted(path, chunk_no) AS (VALUES {values})"
-                " SELECT c.path, c.chunk_no, n.title, c.heading, c.line, c.text FROM wanted w"
-                " JOIN semantic_chunks c ON c.path = w.path AND c.chunk_no = w.chunk_no"
-                " JOIN semantic_notes n ON n.path = c.path",
-                [value for pair in batch for value in pair],
-            )
+            found = self._read(partial(vector_table.shown_chunks, keys=batch))
             for path, chunk_no, title, heading, line, text in found:
                 shown[keys[(path, chunk_no)]] = _Shown(title, heading, line, snippet_of(text))
         return shown

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from obsidian_mcp.index.filters import folder_clause
+from obsidian_mcp.index import tags_table
 from obsidian_mcp.index.progress import ProgressFn
-from obsidian_mcp.index.results import TagCount, TagsResult
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.links.results import TagCount, TagsResult
 
 
 def list_tags(index: VaultIndex, folder: str = "", progress: ProgressFn | None = None) -> TagsResult:
@@ -23,14 +23,8 @@ def list_tags(index: VaultIndex, folder: str = "", progress: ProgressFn | None =
 
 
 def _count(snapshot: Snapshot, folder_rel: str) -> TagsResult:
-    where, params = folder_clause(folder_rel)
-    rows = snapshot.conn.execute(
-        f"SELECT t.fold, t.tag, count(*) FROM tags AS t JOIN notes AS n ON n.id = t.note_id WHERE {where} "
-        "GROUP BY t.fold, t.tag",
-        params,
-    )
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
-    for key, tag, count in rows:
+    for key, tag, count in tags_table.spellings(snapshot.conn, folder_rel):
         spellings[key][tag] += count
     counted = [(sum(forms.values()), min(forms, key=lambda form: (-forms[form], form))) for forms in spellings.values()]
     counted.sort(key=lambda item: (-item[0], item[1].casefold(), item[1]))

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from obsidian_mcp import warnings
-from obsidian_mcp.index.graph import links_to
+from obsidian_mcp.index.links_table import links_to
 from obsidian_mcp.index.progress import ProgressFn
-from obsidian_mcp.index.results import MoveResult
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.links.results import MoveResult
 from obsidian_mcp.models import ToolWarning
 from obsidian_mcp.vault import notes
 from obsidian_mcp.vault.errors import NoteNotFound, VaultError
@@ -80,7 +80,7 @@ def move_note(
 
         def affected(snapshot: Snapshot) -> None:
             paths.update(snapshot.paths)
-            sources.update(src for src, _ in links_to(snapshot, {link_key(source), link_key(target)}))
+            sources.update(src for src, _ in links_to(snapshot.conn, {link_key(source), link_key(target)}))
 
         index.run(affected, progress, full=True)
 

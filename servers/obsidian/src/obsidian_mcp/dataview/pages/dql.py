@@ -1,5 +1,5 @@
 """Dataview queries over the vault (`query_notes`): the engine of `obsidian_mcp.dataview` run on
-the index's pages (`index.pages`), with the freshness of search.
+the index's pages (`vault_pages`), with the freshness of search.
 
 The query is parsed before anything else, so a syntax error answers at once. Then, inside
 `VaultIndex.run` (after its sync, so a note changed by any program is seen), the pages are brought
@@ -31,10 +31,10 @@ from obsidian_mcp.dataview import (
     execute_query,
     parse_query,
 )
-from obsidian_mcp.index.pages import VaultPages
+from obsidian_mcp.dataview.pages.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
+from obsidian_mcp.dataview.pages.results import QueryGroup, QueryNotesResult, QueryRow, QueryTask, QueryTaskGroup
+from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.index.progress import IndexProgress, ProgressFn, partial_answer
-from obsidian_mcp.index.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
-from obsidian_mcp.index.results import QueryGroup, QueryNotesResult, QueryRow, QueryTask, QueryTaskGroup
 from obsidian_mcp.index.vault_index import Snapshot
 from obsidian_mcp.models import ToolWarning
 from obsidian_mcp.vault.errors import InvalidArgument

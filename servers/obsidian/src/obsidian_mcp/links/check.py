@@ -29,9 +29,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from obsidian_mcp.index import fts
+from obsidian_mcp.index.links_table import every_link
 from obsidian_mcp.index.progress import ProgressFn
-from obsidian_mcp.index.results import AmbiguousTarget, CheckLinksResult, LinkTotals, UnresolvedLink
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
+from obsidian_mcp.links.results import AmbiguousTarget, CheckLinksResult, LinkTotals, UnresolvedLink
 from obsidian_mcp.vault.cursors import decode_cursor, encode_cursor
 from obsidian_mcp.vault.errors import InvalidArgument
 from obsidian_mcp.vault.links import Resolution, Resolver, is_note_target
@@ -94,11 +96,9 @@ def _check(snapshot: Snapshot, folder: str, limit: int, after: _After) -> CheckL
     linked: set[str] = set()
     unresolved: set[LinkKey] = set()
     ambiguous: dict[LinkKey, tuple[str, ...]] = {}
-    rows = snapshot.conn.execute(
-        "SELECT n.path, l.line, l.kind, l.target, l.embed FROM links AS l JOIN notes AS n ON n.id = l.note_id"
-    )
-    for source, line, kind, target, embed in rows:
-        found = resolve(Link(target=target, kind=kind, line=line, embed=bool(embed)), source)
+    for source, link in every_link(snapshot.conn):
+        found = resolve(link, source)
+        line, target = link.line, link.target
         mine = source.startswith(prefix)
         if found.status == "resolved":
             if found.path != source and found.path is not None:
@@ -139,10 +139,7 @@ def _frontmatter_targets(snapshot: Snapshot, resolve: Callable[[Link, str], Reso
     """Notes that wikilinks in frontmatter values (`related: "[[Note]]"`, which Obsidian tracks as
     links) may lead to, from other notes. They only keep notes from being called orphans."""
     targets: set[str] = set()
-    rows = snapshot.conn.execute(
-        "SELECT n.path, c.frontmatter FROM content AS c JOIN notes AS n ON n.id = c.id WHERE c.frontmatter LIKE '%[[%'"
-    )
-    for source, values in rows:
+    for source, values in fts.frontmatter_with_wikilinks(snapshot.conn):
         for match in WIKILINK.finditer(values):
             link = wikilink_at(match, 0)
             if not link.target.strip() or not is_note_target(link.target):

@@ -27,9 +27,9 @@ from collections import defaultdict
 from collections.abc import Iterator, KeysView, Sequence, Set
 from typing import TYPE_CHECKING
 
-from obsidian_mcp.index import metadata
+from obsidian_mcp.dataview.pages.page_notes import PageNote
+from obsidian_mcp.index import fts, links_table, metadata, notes_table, tags_table
 from obsidian_mcp.index.extract import NoteRecord, extract
-from obsidian_mcp.index.page_notes import PageNote, RawLink
 from obsidian_mcp.index.progress import ProgressFn
 from obsidian_mcp.index.vault_index import Snapshot, VaultIndex
 from obsidian_mcp.vault.links import Resolver, link_key, nfc_casefold, stem
@@ -165,17 +165,11 @@ class VaultPages:
 
     def _build(self, conn: sqlite3.Connection, progress: ProgressFn | None) -> None:
         self.index_reset()
-        rows = conn.execute("SELECT id, path, hash, size, mtime, body_line FROM notes").fetchall()
-        tags: dict[int, list[str]] = defaultdict(list)
-        for note_id, tag in conn.execute("SELECT note_id, tag FROM tags ORDER BY rowid"):
-            tags[note_id].append(tag)
-        links: dict[int, list[RawLink]] = defaultdict(list)
-        for note_id, kind, target in conn.execute("SELECT note_id, kind, target FROM links ORDER BY rowid"):
-            links[note_id].append((kind, target))
-        aliases: dict[int, list[str]] = {
-            note_id: text.split("\n") for note_id, text in conn.execute("SELECT id, aliases FROM content") if text
-        }
-        stored = metadata.read_all(conn, {row[0]: row[5] for row in rows})
+        rows = notes_table.page_rows(conn)
+        tags = tags_table.by_note(conn)
+        links = links_table.by_note(conn)
+        aliases = fts.aliases_by_note(conn)
+        stored = metadata.read_all(conn, {row.id: row.body_line for row in rows})
         notes: dict[str, PageNote] = {}
         root = self.index.vault.root
         total = len(rows)
@@ -185,7 +179,9 @@ class VaultPages:
             except OSError:  # gone since the sync: its next sync drops it
                 ctime = mtime
             note = PageNote(path, digest, size, mtime, ctime)
-            note.from_tables(stored.get(note_id), body_line, aliases.get(note_id, ()), tags[note_id], links[note_id])
+            note.from_tables(
+                stored.get(note_id), body_line, aliases.get(note_id, ()), tags.get(note_id, ()), links.get(note_id, ())
+            )
             notes[path] = note
             if progress is not None and total >= PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
                 progress(done, total)

@@ -1,4 +1,4 @@
-"""What `index.pages` keeps of one note: its metadata as the index stored it (no note text), and
+"""What `vault_pages` keeps of one note: its metadata as the index stored it (no note text), and
 the Dataview `Page` built from it.
 
 A note arrives either from the index's tables (`from_tables`, when the pages are first built) or
@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from obsidian_mcp.index.extract import NoteRecord
+from obsidian_mcp.index.links_table import RawLink
 from obsidian_mcp.index.metadata import StoredNote
 from obsidian_mcp.vault import markdown
 
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from obsidian_mcp.dataview.extract import NoteMetadata
     from obsidian_mcp.dataview.page import Page
 
-RawLink = tuple[str, str]  # (kind, target as written): what resolution needs of a link
 _NO_FRONTMATTER: Mapping[str, Any] = {}
 
 
