@@ -26,7 +26,9 @@ from gmail_mcp.outgoing import Composer
 from gmail_mcp.reader import MailReader
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.sender import Sender
-from gmail_mcp.tools import accounts, compose, filters, labels, messages, organize, prompts, resources
+from gmail_mcp.tools import prompts, resources
+
+TOOL_LISTING = Path(__file__).with_name("tool_listing.json")  # `scripts/tool_listing.py` writes it
 
 INSTRUCTIONS = (
     "Work with the user's Gmail mailboxes (list_accounts; every tool takes account). Errors are JSON objects "
@@ -47,15 +49,23 @@ def build_server(settings: Settings) -> ContractServer:
         crash_tools=settings.crash_tools,
         audit=Auditor(AuditLog(settings.audit_log), registry.resolve),
     )
+    server.tools_on_demand(functools.partial(register_tools, server, registry), TOOL_LISTING)
+    resources.register(server, registry)  # messages and threads as resources
+    prompts.register(server)
+    return server
+
+
+def register_tools(server: ContractServer, registry: Accounts) -> None:
+    """Every tool, registered when a call first needs one (`ContractServer.tools_on_demand`): the tool
+    modules are imported then, not at start-up."""
+    from gmail_mcp.tools import accounts, compose, filters, labels, messages, organize
+
     accounts.register(server, registry)
     labels.register(server, registry)
     messages.register(server, registry)
     compose.register(server, registry)
     organize.register(server, registry)
     filters.register(server, registry)
-    resources.register(server, registry)  # messages and threads as resources
-    prompts.register(server)
-    return server
 
 
 def open_mail(settings: Settings, name: str, token_file: Path) -> Mail:
