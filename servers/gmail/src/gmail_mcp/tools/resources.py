@@ -14,15 +14,18 @@ Failures reach the client through `ContractServer` as JSON-RPC errors carrying t
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import mcp_types
 
 from gmail_mcp.accounts import Accounts, Mail
 from gmail_mcp.api.errors import ApiNotFound
 from gmail_mcp.models import ToolWarning
-from gmail_mcp.results import Email, Thread
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import GMAIL_ID_PATTERN
+
+if TYPE_CHECKING:
+    from gmail_mcp.results import Email, Thread
 
 TEXT = "text/plain"
 UNREAD_INBOX = "in:inbox is:unread"
