@@ -64,3 +64,15 @@ def _build(server: str, read_only: bool) -> Any:
 
     tmp = Path(tempfile.mkdtemp())
     return build_obsidian(Config(vault=tmp, index_dir=tmp.parent / f"{tmp.name}-index", read_only=read_only))
+
+
+@pytest.mark.parametrize("server", GENERATORS)
+def test_start_up_is_over_at_the_first_tools_list_once(server: str) -> None:
+    """`after_start_up` work (obsidian: loading the vectors and the model) begins once, when the tools are listed."""
+    built = _build(server, read_only=False)
+    begun: list[str] = []
+    built.after_start_up(lambda: begun.append("begun"))
+    assert begun == []
+    asyncio.run(built.list_tools())
+    asyncio.run(built.list_tools())
+    assert begun == ["begun"]

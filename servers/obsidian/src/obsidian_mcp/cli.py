@@ -1,8 +1,10 @@
 """`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`.
 
-The MCP SDK (~1 s to import) is imported only once the command is known to serve, after the stored
-vectors and the model of a restarted index have started loading (`index.vectors.preload`): they are
-then loaded by the time `initialize` answers. `--help` and `http-token` import neither.
+The MCP SDK (~1 s to import) is imported only once the command is known to serve. The stored vectors
+and the model of a restarted index load on a thread of their own (`index.vectors.preload`) as soon as
+the client has the tool list (`index.vectors.defer_loading`): loaded during start-up, they held the
+GIL for ~0.5 s of it; loaded then, they are ready long before a client's first search. `--help` and
+`http-token` import neither.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import click
 
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
-from obsidian_mcp.index.vectors import preload
+from obsidian_mcp.index.vectors import defer_loading, preload
 from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
 from obsidian_mcp.vault.exclusions import Exclusions, InvalidExclusion
@@ -110,6 +112,7 @@ def main(
     except InvalidExclusion as exc:
         log.critical(f"cannot start: {exc} (--exclude / OBSIDIAN_MCP_EXCLUDE)")
         sys.exit(2)
+    loading = defer_loading()  # the stored vectors and the model: once the client has the tool list
     preload(index_location(index_dir or default_index_dir(), root))  # as `assemble` finds it; before the SDK
 
     from obsidian_mcp.server import Config, assemble  # imports the MCP SDK
@@ -123,6 +126,7 @@ def main(
         exclude=exclusions.patterns,
     )
     assembled = assemble(config)
+    assembled.server.after_start_up(loading)
     expose_tools(assembled.server, serving)
     log.info("serving vault", extra={"read_only": read_only, "excluded_patterns": len(exclusions.patterns)})
     assembled.start()  # the index builds while the server starts serving

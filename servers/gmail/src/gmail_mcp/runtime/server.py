@@ -196,11 +196,14 @@ class ContractServer(ContractRequests):
         """The tools offered, from the prebuilt listing: their schemas lean (`lean_schema`: pydantic's
         generated `title`s repeat the property names and cost agents ~15% of tools/list for nothing)."""
         offered = self._offered()
-        return [mcp_types.Tool.model_validate(tool) for tool in self._listed().tools if tool["name"] in offered]
+        tools = [mcp_types.Tool.model_validate(tool) for tool in self._listed().tools if tool["name"] in offered]
+        self._started_up()
+        return tools
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        self._started_up()
         with (
             accounted(self.calls, "tool call", {"tool": name[:100]}) as call,
             self._audited(name, arguments, call) as audit,
