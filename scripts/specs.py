@@ -30,7 +30,8 @@ def codes_of(entry: dict[str, Any]) -> list[str]:
 
 
 async def live_tools(server: Any) -> list[dict[str, Any]]:
-    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in await server.list_tools()]
+    """Every tool as its registration generates it (`ContractServer.tool_listing`), not the prebuilt listing."""
+    return list((await server.tool_listing()).tools)
 
 
 async def obsidian_tools() -> list[dict[str, Any]]:

@@ -15,21 +15,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gmail_mcp import warnings
 from gmail_mcp.api.access import Access
 from gmail_mcp.api.errors import AuthRequired, GmailFailure, ReadOnlyAccount, UnknownAccount
-from gmail_mcp.api.mailbox import MailboxApi
 from gmail_mcp.api.token_folder import TokenFolder, valid_name
 from gmail_mcp.api.tokens import TokenStore
-from gmail_mcp.drafts import Drafts
-from gmail_mcp.filters import FilterBook
-from gmail_mcp.labels import LabelDirectory
 from gmail_mcp.mail.errors import InvalidField
-from gmail_mcp.organizer import Organizer
-from gmail_mcp.reader import MailReader
 from gmail_mcp.results import AccountInfo, AccountList
-from gmail_mcp.sender import Sender
+
+if TYPE_CHECKING:  # an account's domain is built, and imported, on its first use (`OpenMail`)
+    from gmail_mcp.api.mailbox import MailboxApi
+    from gmail_mcp.drafts import Drafts
+    from gmail_mcp.filters import FilterBook
+    from gmail_mcp.labels import LabelDirectory
+    from gmail_mcp.organizer import Organizer
+    from gmail_mcp.reader import MailReader
+    from gmail_mcp.sender import Sender
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from gmail_mcp.config import Settings
+from gmail_mcp.config import ConfirmMode, Settings
 from gmail_mcp.runtime.logs import configure_logging
 from gmail_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
 
@@ -33,7 +33,6 @@ def main(ctx: click.Context, read_only: bool, log_level: str, confirm: str, serv
     configure_logging("gmail-mcp", log_level)  # before the server exists, so the SDK adds no handler
     if ctx.invoked_subcommand is not None:
         return
-    from gmail_mcp.guard.gate import ConfirmMode
     from gmail_mcp.server import build_server
 
     settings = Settings.from_env(read_only=read_only, confirm=ConfirmMode(confirm))

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import enum
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gmail_mcp.guard.audit import DEFAULT_PATH as DEFAULT_AUDIT_LOG
-from gmail_mcp.guard.gate import ConfirmMode
 
 DEFAULT_API_ENDPOINT = "https://gmail.googleapis.com/"
 LEGACY_TOKEN_FILE = "~/.config/gmail-mcp/token.json"  # version 1's one token, used as `default` when alone
+
+
+class ConfirmMode(enum.StrEnum):
+    """What the person confirms (`guard.gate`); a setting of its own here, so that reading the settings
+    does not import the send guard and the Gmail client behind it."""
+
+    NEW_RECIPIENTS = "new-recipients"
+    ALWAYS = "always"
+    NEVER = "never"
 
 
 def _path(name: str, default: str) -> Path:

@@ -1,9 +1,12 @@
 """`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`.
 
-The MCP SDK (~1 s to import) is imported only once the command is known to serve, after the stored
-vectors and the model of a restarted index have started loading (`index.vectors.preload`), or a
-fresh index's notes have started to become searchable (`index.early`): either is then done by about
-the time `initialize` answers. `--help` and `http-token` import neither.
+The MCP SDK (~1 s to import) is imported only once the command is known to serve. The stored vectors
+and the model of a restarted index load on a thread of their own (`index.vectors.preload`) as soon as
+the client has the tool list (`index.vectors.defer_loading`): loaded during start-up, they held the
+GIL for ~0.5 s of it; loaded then, they are ready long before a client's first search. A fresh
+index's notes, on the other hand, start to become searchable before the SDK's import (`index.early`):
+reading and FTS5 tokenising let go of the GIL, and a first complete answer waits for them.
+`--help` and `http-token` import neither.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import click
 
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_SECONDS
-from obsidian_mcp.index.vectors import preload
+from obsidian_mcp.index.vectors import defer_loading, preload
 from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
 from obsidian_mcp.vault.exclusions import Exclusions, InvalidExclusion
@@ -112,13 +115,13 @@ def main(
         log.critical(f"cannot start: {exc} (--exclude / OBSIDIAN_MCP_EXCLUDE)")
         sys.exit(2)
     location = index_location(index_dir or default_index_dir(), root)  # as `assemble` finds it
-    # Before the SDK import (~1 s): a restart's stored vectors load, a fresh index's notes become searchable.
+    loading = defer_loading()  # the stored vectors and the model: once the client has the tool list
     preload(location)
     from obsidian_mcp.index import early  # what the server imports anyway, but not `--help`
     from obsidian_mcp.index.pool import default_workers
     from obsidian_mcp.vault.paths import Vault
 
-    early.begin(Vault(root, exclusions), location, default_workers())
+    early.begin(Vault(root, exclusions), location, default_workers())  # before the SDK import
 
     from obsidian_mcp.server import Config, assemble  # imports the MCP SDK
 
@@ -131,6 +134,7 @@ def main(
         exclude=exclusions.patterns,
     )
     assembled = assemble(config)
+    assembled.server.after_start_up(loading)
     expose_tools(assembled.server, serving)
     log.info("serving vault", extra={"read_only": read_only, "excluded_patterns": len(exclusions.patterns)})
     assembled.start()  # the index builds while the server starts serving

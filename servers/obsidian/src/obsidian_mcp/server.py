@@ -14,6 +14,7 @@ never search, links or tools), and nothing below this module imports `errors`.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import sys
 from dataclasses import dataclass, field
@@ -26,19 +27,14 @@ from obsidian_mcp.index.changes import TrackedLocks
 from obsidian_mcp.index.store import default_index_dir, index_location
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
-from obsidian_mcp.tools import daily as daily_tools
-from obsidian_mcp.tools import links as link_tools
-from obsidian_mcp.tools import notes as note_tools
 from obsidian_mcp.tools import prompts, resources
-from obsidian_mcp.tools import query as query_tools
-from obsidian_mcp.tools import search as search_tools
-from obsidian_mcp.tools import tags as tag_tools
-from obsidian_mcp.tools import tasks as task_tools
 from obsidian_mcp.vault.exclusions import Exclusions
 from obsidian_mcp.vault.paths import Vault
 
 if TYPE_CHECKING:
     from obsidian_mcp.semantic import Embedder
+
+TOOL_LISTING = Path(__file__).with_name("tool_listing.json")  # `scripts/tool_listing.py` writes it
 
 INSTRUCTIONS = (
     "Work with an Obsidian vault. Paths are vault-relative with '/', '.md' optional. "
@@ -96,13 +92,30 @@ def assemble(config: Config, *, embedder: Embedder | None = None) -> Assembled:
     locks = TrackedLocks()  # every write tool shares it, so the index sees their writes at once
     location = index_location(config.index_dir or default_index_dir(), vault.root)
     index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds, embedder=embedder)
+    pages = VaultPages(index)  # built on the first query, then kept fresh by sync
+    server.tools_on_demand(functools.partial(register_tools, server, vault, index, pages, locks), TOOL_LISTING)
+    resources.register(server, vault, index)  # notes as resources, path completion
+    prompts.register(server, vault, index)
+    return Assembled(server, index)
+
+
+def register_tools(
+    server: ContractServer, vault: Vault, index: VaultIndex, pages: VaultPages, locks: TrackedLocks
+) -> None:
+    """Every tool, registered when a call first needs one (`ContractServer.tools_on_demand`): the tool
+    modules, and the parts of the domain only they use, are imported then, not at start-up."""
+    from obsidian_mcp.tools import daily as daily_tools
+    from obsidian_mcp.tools import links as link_tools
+    from obsidian_mcp.tools import notes as note_tools
+    from obsidian_mcp.tools import query as query_tools
+    from obsidian_mcp.tools import search as search_tools
+    from obsidian_mcp.tools import tags as tag_tools
+    from obsidian_mcp.tools import tasks as task_tools
+
     note_tools.register(server, vault, locks)
     daily_tools.register(server, vault, locks)
     search_tools.register(server, index)
     link_tools.register(server, index, locks)
     tag_tools.register(server, index, locks)
-    query_tools.register(server, VaultPages(index))  # built on the first query, then kept fresh by sync
+    query_tools.register(server, pages)
     task_tools.register(server, vault, locks)
-    resources.register(server, vault, index)  # notes as resources, path completion
-    prompts.register(server, vault, index)
-    return Assembled(server, index)

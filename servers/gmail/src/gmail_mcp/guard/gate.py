@@ -18,18 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from gmail_mcp.config import ConfirmMode as ConfirmMode  # the setting, said here too
 from gmail_mcp.guard import audit
 from gmail_mcp.guard.errors import ConfirmationRequired, Declined
 from gmail_mcp.guard.known import KnownRecipients
 from gmail_mcp.guard.outbound import Outbound, Recipient
 
 BULK_LIMIT = 50
-
-
-class ConfirmMode(enum.StrEnum):
-    NEW_RECIPIENTS = "new-recipients"
-    ALWAYS = "always"
-    NEVER = "never"
 
 
 class Answer(enum.Enum):

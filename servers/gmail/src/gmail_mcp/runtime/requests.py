@@ -78,6 +78,19 @@ class ContractRequests(MCPServer[Any]):
         super().__init__(**kwargs)
         self.resource_listers: list[ResourceLister] = []
         self._slash_spanning: list[str] = []  # literal heads of templates whose one variable takes '/' too
+        self._after_start_up: list[Callable[[], None]] = []
+
+    def after_start_up(self, begin: Callable[[], None]) -> None:
+        """Call `begin()` once the client's start-up is over: when its first tools/list is answered, or
+        at its first other request of this server's own (a tool call, resources, a prompt, a completion),
+        whichever comes first. For background work that would slow start-up on shared cores
+        (obsidian-mcp: loading the stored vectors and the model)."""
+        self._after_start_up.append(begin)
+
+    def _started_up(self) -> None:
+        begins, self._after_start_up = self._after_start_up, []
+        for begin in begins:
+            begin()
 
     # -- registering --------------------------------------------------------------------------------
 
@@ -169,6 +182,7 @@ class ContractRequests(MCPServer[Any]):
         self, what: str, fields: dict[str, Any], work: Callable[[], Awaitable[_T]], codes: dict[str, int]
     ) -> _T:
         """`work()`'s answer, or a JSON-RPC error carrying the MCPError of its failure; one log line either way."""
+        self._started_up()
         with accounted(self.calls, what, fields) as request:
             try:
                 if not request.refuse_if_stopping():

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import mcp_types
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
@@ -19,6 +22,7 @@ from ..models import MCPError, argument_error, contract_error
 from .accounting import Accounted, accounted
 from .input import InputNeeded
 from .lifecycle import InFlight
+from .listing import ToolListing
 from .requests import ContractRequests
 from .stdio import guarded_stdio
 from .wire import error_result, success_result
@@ -63,6 +67,9 @@ class ContractServer(ContractRequests):
     Tool bodies raise domain exceptions and never catch them. This is the one place
     that turns any failure, the framework's own included (unknown tool, argument
     validation, a crash), into an MCPError.
+
+    Its tools are registered on demand (`tools_on_demand`): tools/list answers from their
+    prebuilt listing (`runtime.listing`), and the first call of a tool registers them all.
     """
 
     def __init__(
@@ -78,69 +85,27 @@ class ContractServer(ContractRequests):
         self.mapper = mapper
         self.audit = audit
         self.read_only = read_only
-        self.write_tools: set[str] = set()  # filled by `tool` from each tool's annotations
         self.hidden_tools: frozenset[str] = frozenset()  # left out by `expose`
         self.crash_tools = frozenset(crash_tools)
         self.calls = InFlight()
+        self._writers: set[str] = set()  # filled by `tool` from each tool's annotations
+        self._register_tools: Callable[[], None] | None = None
+        self._registering = threading.Lock()
+        self._listing_path: Path | None = None
+        self._listing: ToolListing | None = None
 
-    def tool(  # type: ignore[override]
-        self,
-        name: str | None = None,
-        *,
-        annotations: mcp_types.ToolAnnotations,
-        kept_read_only: bool = False,
-        **kwargs: Any,
-    ) -> Callable[[_Fn], _Fn]:
-        """Register a tool; its annotations are required and say once whether it writes.
+    def tools_on_demand(self, register: Callable[[], None], listing: Path) -> None:
+        """Let `register()` register every tool of the server (with `tool`) when a call first needs
+        one, not now: it imports the tool modules, with the domain they call, and the SDK builds
+        pydantic models and JSON schemas of each tool's arguments and result, which cost start-up
+        more than anything but the SDK's own import. `listing` is the file `tool_listing` generated
+        from those very tools: tools/list, `expose` and read-only mode work from it meanwhile."""
+        self._register_tools = register
+        self._listing_path = listing
 
-        A tool whose `read_only_hint` is not true is a write tool: in read-only mode it is not
-        listed, and calling it answers permission_denied (`read_only`). `kept_read_only` keeps
-        such a tool in read-only mode, for the few that then do only their reading part.
-        """
-        register = super().tool(name, annotations=annotations, **kwargs)
-
-        def decorate(fn: _Fn) -> _Fn:
-            register(fn)
-            tool_name = name or fn.__name__
-            if annotations.read_only_hint is not True and not kept_read_only:
-                self.write_tools.add(tool_name)
-                if self.read_only:
-                    self._tool_manager.remove_tool(tool_name)
-            return fn
-
-        return decorate
-
-    def expose(self, names: Iterable[str]) -> None:
-        """Offer only the named tools, after every tool is registered (`--tools`).
-
-        Each entry is a tool name or a group: `read` (the tools annotated readOnlyHint true) or
-        `all`. The tools left out are not listed and answer not_found (`resource: tool`), even a
-        write tool of a read-only server: not offered at all beats read-only. An entry that names
-        nothing raises UnknownTools, before anything is removed.
-        """
-        listed = {tool.name: tool for tool in self._tool_manager.list_tools()}
-        known = set(listed) | self.write_tools
-        readers = {name for name, tool in listed.items() if tool.annotations and tool.annotations.read_only_hint}
-        groups = {"all": known, "read": readers}
-        wanted: set[str] = set()
-        for entry in names:
-            if entry not in groups and entry not in known:
-                raise UnknownTools(entry, sorted(known))
-            wanted |= groups.get(entry, {entry})
-        self.hidden_tools = frozenset(known - wanted)
-        for name in self.hidden_tools & set(listed):
-            self._tool_manager.remove_tool(name)
-
-    async def run_stdio_async(self) -> None:
-        """Serve stdio behind `guarded_stdio`; on SIGTERM, end once the calls in flight are done."""
-        signal.signal(signal.SIGTERM, self.calls.terminate)
-        async with guarded_stdio() as (stdin, stdout), stdio_server(stdin, stdout) as (read, write):
-            lowlevel = self._lowlevel_server
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
-
-    async def list_tools(self) -> list[mcp_types.Tool]:
-        """The tools with pydantic's generated `title`s dropped from their schemas: they repeat the
-        property names and cost agents ~15% of tools/list for nothing."""
+    async def tool_listing(self) -> ToolListing:
+        """The listing of every tool as registered (registering them now), whichever mode the server is in."""
+        self._registered()
         tools = await super().list_tools()
         for tool in tools:
             tool.input_schema = lean_schema(tool.input_schema, descriptions=True)
@@ -150,11 +115,95 @@ class ContractServer(ContractRequests):
                 tool.annotations = lean_annotations(tool.annotations)
             if tool.description:
                 tool.description = " ".join(tool.description.split())  # a docstring's indentation says nothing
+        listed = tuple(tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools)
+        return ToolListing(listed, frozenset(self._writers))
+
+    @property
+    def write_tools(self) -> frozenset[str]:
+        return self._listed().write_tools
+
+    def _listed(self) -> ToolListing:
+        """The prebuilt listing (read once); an empty one for a server given no tools."""
+        if self._listing is None:
+            path = self._listing_path
+            self._listing = ToolListing.read(path) if path is not None else ToolListing((), frozenset())
+        return self._listing
+
+    def _registered(self) -> None:
+        """Register the tools now, unless done already."""
+        with self._registering:
+            register, self._register_tools = self._register_tools, None
+            if register is not None:
+                register()
+
+    def _offered(self) -> set[str]:
+        """The tools listed and callable: all but those `expose` left out and, read-only, the write tools."""
+        listing = self._listed()
+        left_out = self.hidden_tools | (listing.write_tools if self.read_only else frozenset())
+        return set(listing.names()) - left_out
+
+    def tool(  # type: ignore[override]
+        self,
+        name: str | None = None,
+        *,
+        annotations: mcp_types.ToolAnnotations,
+        kept_read_only: bool = False,
+        **kwargs: Any,
+    ) -> Callable[[_Fn], _Fn]:
+        """Register a tool (from `tools_on_demand`'s `register`); its annotations are required and say
+        once whether it writes.
+
+        A tool whose `read_only_hint` is not true is a write tool: in read-only mode it is not
+        listed, and calling it answers permission_denied (`read_only`). `kept_read_only` keeps
+        such a tool in read-only mode, for the few that then do only their reading part.
+        """
+        register = super().tool(name, annotations=annotations, **kwargs)
+
+        def decorate(fn: _Fn) -> _Fn:
+            register(fn)
+            if annotations.read_only_hint is not True and not kept_read_only:
+                self._writers.add(name or fn.__name__)
+            return fn
+
+        return decorate
+
+    def expose(self, names: Iterable[str]) -> None:
+        """Offer only the named tools (`--tools`).
+
+        Each entry is a tool name or a group: `read` (the tools annotated readOnlyHint true) or
+        `all`. The tools left out are not listed and answer not_found (`resource: tool`), even a
+        write tool of a read-only server: not offered at all beats read-only. An entry that names
+        nothing raises UnknownTools, before anything is left out.
+        """
+        listing = self._listed()
+        known = set(listing.names())
+        groups = {"all": known, "read": listing.readers()}
+        wanted: set[str] = set()
+        for entry in names:
+            if entry not in groups and entry not in known:
+                raise UnknownTools(entry, sorted(known))
+            wanted |= groups.get(entry, {entry})
+        self.hidden_tools = frozenset(known - wanted)
+
+    async def run_stdio_async(self) -> None:
+        """Serve stdio behind `guarded_stdio`; on SIGTERM, end once the calls in flight are done."""
+        signal.signal(signal.SIGTERM, self.calls.terminate)
+        async with guarded_stdio() as (stdin, stdout), stdio_server(stdin, stdout) as (read, write):
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    async def list_tools(self) -> list[mcp_types.Tool]:
+        """The tools offered, from the prebuilt listing: their schemas lean (`lean_schema`: pydantic's
+        generated `title`s repeat the property names and cost agents ~15% of tools/list for nothing)."""
+        offered = self._offered()
+        tools = [mcp_types.Tool.model_validate(tool) for tool in self._listed().tools if tool["name"] in offered]
+        self._started_up()
         return tools
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        self._started_up()
         with (
             accounted(self.calls, "tool call", {"tool": name[:100]}) as call,
             self._audited(name, arguments, call) as audit,
@@ -194,7 +243,7 @@ class ContractServer(ContractRequests):
         if call.refuse_if_stopping():
             return call.error
         request_id = call.request_id
-        tool = self._tool_manager.get_tool(name)
+        tool = self._offered_tool(name)
         if tool is None:
             if self.read_only and name in self.write_tools and name not in self.hidden_tools:
                 return contract_error(
@@ -216,6 +265,13 @@ class ContractServer(ContractRequests):
                 reason="unexpected_argument",
             )
         return None
+
+    def _offered_tool(self, name: str) -> Tool | None:
+        """The registered tool if it is offered (registering the tools first), else None."""
+        if name not in self._offered():
+            return None
+        self._registered()
+        return self._tool_manager.get_tool(name)
 
     def _from_tool_error(self, exc: ToolError, request_id: str) -> MCPError:
         cause = exc.__cause__

@@ -14,15 +14,17 @@ Failures reach the client through `ContractServer` as JSON-RPC errors carrying t
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import mcp_types
 
 from gmail_mcp.accounts import Accounts, Mail
 from gmail_mcp.api.errors import ApiNotFound
-from gmail_mcp.mail.render import message_text
-from gmail_mcp.results import AttachmentText, Email, Thread
 from gmail_mcp.runtime.server import ContractServer
 from gmail_mcp.tools.arguments import ATTACHMENT_ID_PATTERN, GMAIL_ID_PATTERN
+
+if TYPE_CHECKING:
+    from gmail_mcp.results import AttachmentText, Email, Thread
 
 TEXT = "text/plain"
 UNREAD_INBOX = "in:inbox is:unread"
@@ -141,6 +143,8 @@ def render_email(email: Email) -> str:
         ("Gmail-Id", f"{email.id} (thread {email.thread_id})"),
         ("Attachments", ", ".join(f"{a.filename} ({a.mime_type}, {a.size} bytes)" for a in email.attachments)),
     ]
+    from gmail_mcp.mail.render import message_text  # the MIME stack: with the first message read
+
     return message_text(headers, email.body, [f"{w.code}: {w.message}" for w in email.warnings])
 
 

@@ -54,6 +54,7 @@ log = logging.getLogger("obsidian_mcp.index")
 
 CATCH_UP_NOTES = 200  # a backlog this small is embedded before a search by meaning answers (~0.2 s)
 CATCH_UP_SECONDS = 2.0  # the longest a search waits for it
+START_UP_SECONDS = 30.0  # the longest loading ahead waits for a client's first request (`defer_loading`)
 STOP_SECONDS = 2.0  # how long stopping waits for the batch in flight
 
 
@@ -64,6 +65,21 @@ def _single_threaded_blas() -> None:
     buffers. Only effective before numpy is first imported; the user's own setting wins."""
     if "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+_start_up_over = threading.Event()
+_start_up_over.set()  # no server starting up: load ahead at once
+
+
+def defer_loading() -> Callable[[], None]:
+    """Hold the loading ahead of stored vectors and the model (`preload`, `VaultVectors.prepare`) until
+    the function returned is called, or for START_UP_SECONDS at most. `obsidian-mcp` calls it once the
+    client has the tool list, or at its first request that may need the index (`ContractServer.
+    after_start_up`): numpy's import and the model's load (~0.5 s of CPU, holding the GIL) would
+    otherwise slow every step of start-up, the SDK's import first; a client lists the tools long
+    before its first search."""
+    _start_up_over.clear()
+    return _start_up_over.set
 
 
 class _Preload:
@@ -77,6 +93,7 @@ class _Preload:
         self.thread = threading.Thread(target=self._run, name="semantic-preload", daemon=True)
 
     def _run(self) -> None:
+        _start_up_over.wait(START_UP_SECONDS)
         try:
             stat = os.stat(self.location)
             identity = (stat.st_dev, stat.st_ino)
@@ -340,6 +357,7 @@ class VaultVectors:
         return SemanticIndex(conn, self._embedder), conn
 
     def _prepare(self) -> None:
+        _start_up_over.wait(START_UP_SECONDS)
         try:
             location = self._store.location
             # what `preload` loaded of this very file with the default model, when it did

@@ -21,7 +21,6 @@ from pydantic import Field
 from obsidian_mcp.index import lookup
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
-from obsidian_mcp.vault.daily import parse_date
 from obsidian_mcp.vault.errors import NoteNotFound, PathRefused
 from obsidian_mcp.vault.paths import Vault
 
@@ -36,6 +35,8 @@ def register(server: ContractServer, vault: Vault, index: VaultIndex) -> None:
         ] = None,
     ) -> str:
         """Review one day: its daily note, the tasks still open, and the notes changed that day."""
+        from obsidian_mcp.vault.daily import parse_date  # with the daily-note tools: not at start-up (~15 ms)
+
         day = parse_date(date, dt.date.today()).isoformat()
         return (
             f"Review my day {day} in my Obsidian vault, using the obsidian tools.\n\n"
