@@ -49,6 +49,7 @@ bench: setup
 	"$(UV)" run --locked python bench/obsidian_search.py
 	"$(UV)" run --locked python bench/search_quality.py
 	"$(UV)" run --locked python bench/obsidian_query.py
+	"$(UV)" run --locked python bench/obsidian_vaults.py
 	"$(UV)" run --locked python bench/http_load.py
 
 # Not part of `make test`/CI: the real Claude Code CLI (pinned in scripts/claude_e2e/package-lock.json,

@@ -127,7 +127,7 @@ def start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comp
         (["--vault", "x={a}", "--vault", "x={b}"], "two vaults are named 'x'"),
         (["--vault", "x={a}", "--vault", "y={a}/inner"], "overlap"),
         (["--vault", "x={a}", "--default-vault", "y"], "--default-vault 'y' is not one of the vaults: x"),
-        (["--vault", "x={a}", "--vault", "y={b}", "--index-dir", "{b}/index"], "outside every vault, not in 'y'"),
+        (["--vault", "x={a}", "--vault", "y={b}", "--index-dir", "{b}/index"], "outside the vault 'y'"),
         (["--vault", "x={a}", "--exclude", "x:a/**/b/[z-a]"], "vault 'x'"),
     ],
 )

@@ -118,8 +118,8 @@ def main(
         inside = [spec.name for spec in setup.vaults if index_dir.is_relative_to(spec.root)]
         if inside:
             log.critical(
-                f"cannot start: the index folder must be outside every vault, not in {inside[0]!r} "
-                "(use --index-dir PATH)"
+                f"cannot start: the index folder must be outside the vault {inside[0]!r}, as outside every "
+                "vault (use --index-dir PATH)"
             )
             sys.exit(2)
     # Test-only: tools named here raise an unexpected exception, so internal_error is testable end to end.
