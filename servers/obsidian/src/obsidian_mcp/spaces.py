@@ -93,6 +93,7 @@ class Spaces:
         self._open: dict[str, Space] = {}
         self._lock = threading.Lock()
         self._started = False
+        self._closed = False  # serving ended: a space opened by a call still in flight does not start building
         self.default = self.get(None)
 
     @property
@@ -119,7 +120,7 @@ class Spaces:
                 raise UnknownVault(wanted, self.names) from None
             space = self._opener(spec)
             self._open[wanted] = space
-            if self._started:
+            if self._started and not self._closed:
                 log.info("opening vault", extra={"vault": wanted})
                 space.index.start()
             return space
@@ -147,6 +148,7 @@ class Spaces:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             opened = list(self._open.values())
         for space in opened:
             space.index.close()
