@@ -358,6 +358,9 @@ async def test_notes_of_every_vault_as_resources(server: tuple[Client, Assembled
     with pytest.raises(ProtocolError) as unknown:
         await client.read_resource("obsidian://office/note/Plan.md")
     assert unknown.value.error.data["details"]["resource"] == "vault"  # type: ignore[index]
+    with pytest.raises(ProtocolError) as every:
+        await client.read_resource("obsidian://*/note/Plan.md")
+    assert every.value.error.code == -32002  # '*' names no vault here
     with pytest.raises(ProtocolError) as excluded:
         await client.read_resource("obsidian://home/note/Private/Secret.md")
     assert excluded.value.error.data["error"] == "not_found"  # type: ignore[index]

@@ -20,9 +20,9 @@ import mcp_types
 
 from obsidian_mcp.index import lookup
 from obsidian_mcp.runtime.server import ContractServer
-from obsidian_mcp.spaces import Spaces
+from obsidian_mcp.spaces import EVERY_VAULT, Spaces
 from obsidian_mcp.vault import notes
-from obsidian_mcp.vault.errors import NoteNotFound, PathRefused
+from obsidian_mcp.vault.errors import NoteNotFound, PathRefused, UnknownVault
 from obsidian_mcp.vault.paths import Vault
 
 NOTE_TEMPLATE = "obsidian://note/{path}"
@@ -80,6 +80,8 @@ def register(server: ContractServer, spaces: Spaces) -> None:
         spans_slashes=True,
     )
     def vault_note(vault: str, path: str) -> str:
+        if vault == EVERY_VAULT:  # names no vault here: no such resource
+            raise UnknownVault(vault, spaces.names)
         return _read(spaces.get(vault).vault, path)
 
     @server.resource_list
