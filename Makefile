@@ -51,6 +51,7 @@ bench: setup
 	"$(UV)" run --locked python bench/obsidian_query.py
 	"$(UV)" run --locked python bench/dataview_eval.py
 	"$(UV)" run --locked python bench/tokenizer.py
+	"$(UV)" run --locked python bench/obsidian_vaults.py
 	"$(UV)" run --locked python bench/http_load.py
 	"$(UV)" run --locked --with pypdf --with pdfminer.six python bench/documents.py
 

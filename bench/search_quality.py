@@ -354,7 +354,7 @@ async def split_steps(vault: Path, index_dir: Path, semantic: bool) -> list[tupl
     spec = json.loads(EVAL.read_text(encoding="utf-8"))
     queries = [q["query"] for q in spec["questions"]] + [n["query"] for n in spec["needles"]]
     steps = [("server modules imported", rss_mb())]
-    assembled = assemble(Config(vault=vault, index_dir=index_dir))
+    assembled = assemble(Config.one_vault(vault, index_dir=index_dir))
     if not semantic:
         assembled.index.vectors.stop()  # before the first sync: no vectors at all
     async with Client(assembled.server, mode="legacy") as client:

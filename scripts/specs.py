@@ -38,7 +38,7 @@ async def obsidian_tools() -> list[dict[str, Any]]:
     from obsidian_mcp.server import Config, build_server
 
     with tempfile.TemporaryDirectory() as vault:
-        return await live_tools(build_server(Config(vault=Path(vault))))
+        return await live_tools(build_server(Config.one_vault(Path(vault))))
 
 
 async def gmail_tools() -> list[dict[str, Any]]:

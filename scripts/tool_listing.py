@@ -27,7 +27,7 @@ async def obsidian_listing() -> tuple[ObsidianListing, Path]:
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "vault").mkdir()
-        server = build_server(Config(vault=Path(tmp) / "vault", index_dir=Path(tmp) / "index"))
+        server = build_server(Config.one_vault(Path(tmp) / "vault", index_dir=Path(tmp) / "index"))
         return await server.tool_listing(), TOOL_LISTING
 
 

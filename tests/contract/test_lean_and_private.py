@@ -15,10 +15,12 @@ from tests.contract.raw import RawServer, tool_call
 
 pytestmark = pytest.mark.stdio_only(reason="RawServer speaks stdio; in stdio mode no socket may be open")
 
-# Characters of tools/list per server. gmail: 22,000 for its 18 tools (issue 13's figure, ~5,500 tokens).
-# obsidian: version 1 allowed 16,000 for 12 tools (~1,330 a tool); the same density for its 17 tools is 23,000.
+# Characters of tools/list per server. gmail: 22,000 for its 18 tools (issue 13's figure, ~5,500 tokens); 24,000
+# (the guide's ceiling) once read_attachment came (version 3).
+# obsidian: version 1 allowed 16,000 for 12 tools (~1,330 a tool); the same density for its 17 tools is 23,000;
+# version 3's several vaults add list_vaults and an optional `vault` on every tool (~100 characters each): 26,500.
 # ContractServer.list_tools writes schemas lean (no titles, null defaults, default hints, output descriptions).
-TOOLS_LIST_BUDGET = {"obsidian": 23_000, "gmail": 24_000}
+TOOLS_LIST_BUDGET = {"obsidian": 26_500, "gmail": 24_000}
 SEARCH_20_BUDGET = 12_000
 
 

@@ -70,7 +70,8 @@ async def test_the_note_template_and_the_most_recent_notes(vault: Path) -> None:
     async with running(obsidian(vault)) as session:
         templates = (await session.client.list_resource_templates()).resource_templates
         assert [(t.uri_template, t.name, t.mime_type) for t in templates] == [
-            ("obsidian://note/{path}", "note", "text/markdown")
+            ("obsidian://note/{path}", "note", "text/markdown"),
+            ("obsidian://{vault}/note/{path}", "vault_note", "text/markdown"),  # several vaults (interface.md §6)
         ]
         listed = (await session.client.list_resources()).resources
         assert len(listed) == 50
@@ -199,7 +200,10 @@ async def test_the_prompts_and_their_arguments(vault: Path) -> None:
         prompts = {p.name: p for p in (await session.client.list_prompts()).prompts}
         assert set(prompts) == {"daily_review", "summarize_note"}
         shapes = {name: [(a.name, a.required) for a in p.arguments or []] for name, p in prompts.items()}
-        assert shapes == {"daily_review": [("date", False)], "summarize_note": [("path", True)]}
+        assert shapes == {
+            "daily_review": [("date", False), ("vault", False)],
+            "summarize_note": [("path", True), ("vault", False)],
+        }
         assert all(p.description and p.title for p in prompts.values())
 
         review = await session.client.get_prompt("daily_review", {"date": "2026-11-25"})

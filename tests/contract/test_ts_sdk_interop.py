@@ -308,6 +308,12 @@ def test_obsidian_typed_errors_reach_the_typescript_sdk_client(driver: list[str]
             # Every reading tool once: the TS client validates each success against its (lean) outputSchema.
             Call("search_notes", {"query": "how do I undo a purchase", "limit": 3}),
             Call("search_notes", {"query": "launch criteria", "mode": "keyword"}),
+            # several vaults (interface.md §6): the vault is named after its folder; '*' results carry `vault`,
+            # which the TS client validates against the outputSchema
+            Call("list_vaults"),
+            Call("read_note", {"path": "Home", "vault": "vault"}),
+            Call("search_notes", {"query": "launch criteria", "mode": "keyword", "vault": "*"}),
+            Call("list_notes", {"vault": "office"}, "not_found", {"resource": "vault", "vaults": ["vault"]}),
             Call("similar_notes", {"path": "Projects/Alpha", "limit": 3}),
             Call("get_backlinks", {"path": "Projects/Alpha"}),
             Call("check_links", {"limit": 5}),

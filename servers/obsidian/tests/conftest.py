@@ -141,7 +141,7 @@ def _sample_copy(folder: Path) -> Path:
 
 @asynccontextmanager
 async def _connected(vault: Path, index_dir: Path, *, read_only: bool = False) -> AsyncIterator[Client]:
-    server = build_server(Config(vault=vault, index_dir=index_dir, read_only=read_only))
+    server = build_server(Config.one_vault(vault, index_dir=index_dir, read_only=read_only))
     async with Client(server, mode="legacy") as client:  # initialize handshake + JSON-RPC, like stdio
         yield client
 

@@ -484,7 +484,7 @@ def test_a_database_replaced_during_the_build_is_built_again(
 
 @asynccontextmanager
 async def serving(vault: Path, index_dir: Path) -> AsyncIterator[tuple[Client, Assembled]]:
-    assembled = assemble(Config(vault=vault, index_dir=index_dir), embedder=HashingEmbedder())
+    assembled = assemble(Config.one_vault(vault, index_dir=index_dir), embedder=HashingEmbedder())
     try:
         async with Client(assembled.server, mode="legacy") as client:
             yield client, assembled

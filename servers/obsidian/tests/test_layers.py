@@ -1,20 +1,21 @@
 """The package reads top-down: each layer imports only the layers below it.
 
 models → errors → the domain (warnings, structure, dataview, semantic, vault, index, then search,
-links and dataview.pages) → tools → server → cli. The one exception is by design: `errors` maps
-the domain's exceptions, so it imports `vault.errors` and `dataview.errors`, which are leaves (they
-import nothing of the package) and so belong with it. `structure` (how a note's text reads: prose,
-code, comments, headings) imports nothing of the package; `dataview` is the pure query engine and
-`semantic` the pure engine of search by meaning: each imports nothing of the rest of the package
-but `structure`. Within the domain, `vault` never imports `index`; `index` is the machinery that
-keeps the index and owns every SQL statement (no `execute` call, no SQL text anywhere else);
-what asks it questions sits above it and apart: `search` (by words, by meaning, fused), `links`
-(backlinks, link checks, moves, tags) and `dataview.pages` (the engine run on the index's pages)
-never import each other, and the operations of `links` share only `index`'s query functions and
-`links.results`. Nothing of the domain imports `tools`, `runtime`, `server` or `cli`; tool
-modules share only `tools.common` and `tools.worker`. And no module imports itself, through any
-chain of imports: the import graph (every import, in functions and under TYPE_CHECKING too) has no
-cycle; in particular the index's build never imports the index that runs it (`build.BuildHost`).
+links and dataview.pages, then spaces: the vaults served) → tools → server → cli. The one exception
+is by design: `errors` maps the domain's exceptions, so it imports `vault.errors` and
+`dataview.errors`, which are leaves (they import nothing of the package) and so belong with it.
+`structure` (how a note's text reads: prose, code, comments, headings) imports nothing of the
+package; `dataview` is the pure query engine and `semantic` the pure engine of search by meaning:
+each imports nothing of the rest of the package but `structure`. Within the domain, `vault` never
+imports `index`; `index` is the machinery that keeps the index and owns every SQL statement (no
+`execute` call, no SQL text anywhere else); what asks it questions sits above it and apart: `search`
+(by words, by meaning, fused), `links` (backlinks, link checks, moves, tags) and `dataview.pages`
+(the engine run on the index's pages) never import each other, and the operations of `links` share
+only `index`'s query functions and `links.results`. Nothing of the domain imports `tools`,
+`runtime`, `server` or `cli`; tool modules share only `tools.common` and `tools.worker`. And no
+module imports itself, through any chain of imports: the import graph (every import, in functions
+and under TYPE_CHECKING too) has no cycle; in particular the index's build never imports the index
+that runs it (`build.BuildHost`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ LAYERS = [
     "search",
     "links",
     "dataview.pages",
+    "spaces",
     "tools",
     "server",
     "cli",

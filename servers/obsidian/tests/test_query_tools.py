@@ -36,7 +36,7 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def client(vault: Path, tmp_path: Path) -> AsyncIterator[Client]:
-    server = build_server(Config(vault=vault, index_dir=tmp_path / "index"))
+    server = build_server(Config.one_vault(vault, index_dir=tmp_path / "index"))
     async with Client(server, mode="legacy") as connected:
         yield connected
 
@@ -389,7 +389,7 @@ async def test_a_line_that_is_not_a_task_is_a_parse_error_on_line(client: Client
 
 
 async def test_update_task_is_hidden_in_read_only_mode(vault: Path, tmp_path: Path) -> None:
-    server = build_server(Config(vault=vault, index_dir=tmp_path / "index", read_only=True))
+    server = build_server(Config.one_vault(vault, index_dir=tmp_path / "index", read_only=True))
     async with Client(server, mode="legacy") as reader:
         names = {tool.name for tool in (await reader.list_tools()).tools}
         assert "query_notes" in names and "update_task" not in names

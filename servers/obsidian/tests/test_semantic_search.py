@@ -54,7 +54,7 @@ def sample_copy(folder: Path) -> Path:
 async def serving(
     vault: Path, index_dir: Path, rescan_seconds: float | None = None, **options: Any
 ) -> AsyncIterator[tuple[Client, Assembled]]:
-    assembled = assemble(Config(vault=vault, index_dir=index_dir, rescan_seconds=rescan_seconds), **options)
+    assembled = assemble(Config.one_vault(vault, index_dir=index_dir, rescan_seconds=rescan_seconds), **options)
     try:
         async with Client(assembled.server, mode="legacy") as client:
             yield client, assembled
@@ -143,7 +143,7 @@ async def test_a_private_word_only_an_excluded_note_holds_answers_nothing(tmp_pa
     vault = sample_copy(tmp_path)
     (vault / "Private").mkdir()
     (vault / "Private" / "Diary.md").write_text("# Diary\n\nThe code word is quenzivortal.\n", encoding="utf-8")
-    config = Config(vault=vault, index_dir=tmp_path / "index", exclude=("Private/",))
+    config = Config.one_vault(vault, index_dir=tmp_path / "index", exclude=("Private/",))
     assembled = assemble(config)
     try:
         async with Client(assembled.server, mode="legacy") as client:

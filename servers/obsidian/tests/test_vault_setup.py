@@ -104,3 +104,9 @@ def test_a_bad_configuration_is_refused_with_what_to_change(
 def test_an_invalid_pattern_names_its_vault(folders: dict[str, Path]) -> None:
     with pytest.raises(VaultSetupError, match="vault 'w'"):
         parse_setup([f"w={folders['Work']}"], exclude=["w:a/**/b/[z-a]"])
+
+
+@pytest.mark.parametrize(("folder", "name"), [("Note", "Note-vault"), ("a:b", "a-b"), ("*", "*-vault")])
+def test_a_bare_path_whose_folder_name_cannot_name_a_vault_still_starts(tmp_path: Path, folder: str, name: str) -> None:
+    (tmp_path / folder).mkdir()
+    assert parse_setup([str(tmp_path / folder)]).names == (name,)

@@ -278,6 +278,42 @@ async def test_query_notes_with_a_syntax_error(reader: Client) -> None:
     )
 
 
+# -- the vaults ---------------------------------------------------------------------------------
+
+
+async def test_list_vaults_with_an_unexpected_argument(reader: Client) -> None:
+    assert_exact(
+        await error(reader, "list_vaults", {"vault": "vault"}),
+        bad_argument("vault", "unexpected_argument", "unexpected argument 'vault'"),
+    )
+
+
+async def test_a_vault_the_server_does_not_serve(reader: Client) -> None:
+    assert_exact(
+        await error(reader, "read_note", {"path": "Inbox", "vault": "work"}),
+        {
+            "error": "not_found",
+            "message": "no vault is named 'work'; the vaults are: vault (list_vaults lists them)",
+            "details": {
+                "resource": "vault",
+                "id": "work",
+                "vaults": ["vault"],
+                "retryable": False,
+                "request_id": "<request_id>",
+            },
+        },
+    )
+
+
+async def test_every_vault_is_for_search_only(reader: Client) -> None:
+    assert_exact(
+        await error(reader, "list_tags", {"vault": "*"}),
+        bad_argument(
+            "vault", "every_vault", "vault '*' (every vault) is for search_notes only; name one vault (see list_vaults)"
+        ),
+    )
+
+
 # -- no such tool --------------------------------------------------------------------------------
 
 
@@ -296,4 +332,4 @@ async def test_every_tool_has_its_error_pinned_here(reader: Client) -> None:
     """A new tool gets its representative error in this module."""
     called = set(re.findall(r'await error\(\w+, "(\w+)"', Path(__file__).read_text(encoding="utf-8")))
     listed = {tool.name for tool in (await reader.list_tools()).tools}
-    assert called - {"edit_note"} == listed and len(listed) == 17
+    assert called - {"edit_note"} == listed and len(listed) == 18

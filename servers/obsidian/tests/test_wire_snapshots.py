@@ -282,6 +282,16 @@ async def test_list_tags(reader: Client) -> None:
     )
 
 
+async def test_list_vaults(client: Client, vault: Path) -> None:
+    notes = sum(1 for _ in vault.rglob("*.md") if not any(part.startswith(".") for part in _.parts))
+    entry = {"name": "vault", "default": True, "notes": notes, "indexed": False}
+    assert notes == 30
+    # nothing is built before a call
+    assert_exact(await call(client, "list_vaults", {}), {"vaults": [entry], "warnings": []})
+    await call(client, "list_tags", {})
+    assert_exact(await call(client, "list_vaults", {}), {"vaults": [{**entry, "indexed": True}], "warnings": []})
+
+
 async def test_get_backlinks(reader: Client) -> None:
     assert_exact(
         await call(reader, "get_backlinks", {"path": "Projects/Meeting Notes"}),
@@ -318,7 +328,7 @@ async def test_get_backlinks(reader: Client) -> None:
 
 async def test_similar_notes(vault: Path, tmp_path: Path) -> None:
     # HashingEmbedder: scores that depend on no model file; the vectors are complete before the call
-    assembled = assemble(Config(vault=vault, index_dir=tmp_path / "index"), embedder=HashingEmbedder())
+    assembled = assemble(Config.one_vault(vault, index_dir=tmp_path / "index"), embedder=HashingEmbedder())
     try:
         async with Client(assembled.server, mode="legacy") as client:
             await call(client, "list_tags", {})  # the first call builds the index, then its vectors
@@ -662,6 +672,7 @@ TOOLS = {
     "search_notes": READ,
     "similar_notes": READ,
     "list_tags": READ,
+    "list_vaults": READ,
     "get_backlinks": READ,
     "check_links": READ,
     "move_note": WRITE,

@@ -1,4 +1,8 @@
-"""`obsidian-mcp`: serve an Obsidian vault over stdio (the default) or HTTP; `obsidian-mcp http-token`.
+"""`obsidian-mcp`: serve Obsidian vaults over stdio (the default) or HTTP; `obsidian-mcp http-token`.
+
+The vaults: `--vault NAME=PATH` (repeatable) or a bare `--vault PATH`; without `--vault`,
+`OBSIDIAN_MCP_VAULTS` (entries separated by `os.pathsep`), else `OBSIDIAN_VAULT_PATH` (one path).
+`vault.setup` checks them; a configuration no server can start with exits 2 with one log line.
 
 The MCP SDK (~1 s to import) is imported only once the command is known to serve. The stored vectors
 and the model of a restarted index load on a thread of their own (`index.vectors.preload`) as soon as
@@ -23,8 +27,7 @@ from obsidian_mcp.index.vault_index import DEFAULT_RESCAN_SECONDS, FEED_RESCAN_S
 from obsidian_mcp.index.vectors import defer_loading, preload
 from obsidian_mcp.runtime.logs import configure_logging
 from obsidian_mcp.runtime.serving import Serving, expose_tools, http_token_command, serve, serving_options
-from obsidian_mcp.vault.exclusions import Exclusions, InvalidExclusion
-from obsidian_mcp.vault.storage import cleanup_stale_temp_files
+from obsidian_mcp.vault.setup import VaultSetupError, parse_setup, split_env
 
 log = logging.getLogger("obsidian_mcp")
 
@@ -32,9 +35,19 @@ log = logging.getLogger("obsidian_mcp")
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--vault",
-    envvar="OBSIDIAN_VAULT_PATH",
-    type=click.Path(path_type=Path),
-    help="Vault folder (env OBSIDIAN_VAULT_PATH).",
+    "vault",
+    multiple=True,
+    metavar="[NAME=]PATH",
+    help=(
+        "A vault folder, named NAME (default: the folder's name); repeatable (env OBSIDIAN_MCP_VAULTS, entries "
+        f"separated by {os.pathsep!r}, or OBSIDIAN_VAULT_PATH for one)."
+    ),
+)
+@click.option(
+    "--default-vault",
+    envvar="OBSIDIAN_MCP_DEFAULT_VAULT",
+    metavar="NAME",
+    help="The vault a call without `vault` works on (default: the first; env OBSIDIAN_MCP_DEFAULT_VAULT).",
 )
 @click.option(
     "--read-only",
@@ -46,7 +59,9 @@ log = logging.getLogger("obsidian_mcp")
     "--index-dir",
     envvar="OBSIDIAN_MCP_INDEX_DIR",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Folder for the search index, outside the vault (env OBSIDIAN_MCP_INDEX_DIR; default: the user cache dir).",
+    help=(
+        "Folder for the search indexes, outside every vault (env OBSIDIAN_MCP_INDEX_DIR; default: the user cache dir)."
+    ),
 )
 @click.option(
     "--rescan-seconds",
@@ -63,10 +78,10 @@ log = logging.getLogger("obsidian_mcp")
     "--exclude",
     "exclude",
     multiple=True,
-    metavar="PATTERN",
+    metavar="[NAME:]PATTERN",
     help=(
-        "Hide notes and folders matching this gitignore-style pattern from every tool, e.g. 'Journal/' "
-        "(repeatable; env OBSIDIAN_MCP_EXCLUDE, comma-separated)."
+        "Hide notes and folders matching this gitignore-style pattern from every tool, e.g. 'Journal/', in "
+        "every vault or only in vault NAME (repeatable; env OBSIDIAN_MCP_EXCLUDE, comma-separated)."
     ),
 )
 @click.option(
@@ -80,7 +95,8 @@ log = logging.getLogger("obsidian_mcp")
 @click.pass_context
 def main(
     ctx: click.Context,
-    vault: Path | None,
+    vault: tuple[str, ...],
+    default_vault: str | None,
     read_only: bool,
     index_dir: Path | None,
     rescan_seconds: float | None,
@@ -88,55 +104,56 @@ def main(
     log_level: str,
     serving: Serving,
 ) -> None:
-    """Serve the vault at VAULT to an MCP client over stdio, or over HTTP with --transport http."""
+    """Serve the vaults given with --vault to an MCP client over stdio, or over HTTP with --transport http."""
     configure_logging("obsidian-mcp", log_level)  # before the server exists, so the SDK adds no handler
     if ctx.invoked_subcommand is not None:
         return
-    if vault is None or not vault.expanduser().is_dir():
-        reason = "no vault given" if vault is None else f"vault folder does not exist: {vault}"
-        log.critical(f"cannot start: {reason} (use --vault PATH or OBSIDIAN_VAULT_PATH)")
+    entries = vault or split_env(os.environ.get("OBSIDIAN_MCP_VAULTS"))
+    if not entries and os.environ.get("OBSIDIAN_VAULT_PATH"):
+        entries = (os.environ["OBSIDIAN_VAULT_PATH"],)
+    patterns = exclude or tuple(p for p in os.environ.get("OBSIDIAN_MCP_EXCLUDE", "").split(",") if p.strip())
+    try:
+        setup = parse_setup(entries, default=default_vault, exclude=patterns)
+    except VaultSetupError as exc:
+        log.critical(f"cannot start: {exc}")
         sys.exit(2)
-
-    root = vault.expanduser().resolve()
     if index_dir is not None:
         index_dir = Path(os.path.realpath(index_dir.expanduser()))
-        if index_dir.is_relative_to(root):
-            log.critical("cannot start: the index folder must be outside the vault (use --index-dir PATH)")
+        inside = [spec.name for spec in setup.vaults if index_dir.is_relative_to(spec.root)]
+        if inside:
+            log.critical(
+                f"cannot start: the index folder must be outside the vault {inside[0]!r}, as outside every "
+                "vault (use --index-dir PATH)"
+            )
             sys.exit(2)
-    removed = cleanup_stale_temp_files(root)
-    if removed:
-        log.warning("removed stale temp files left by an interrupted write", extra={"count": removed})
     # Test-only: tools named here raise an unexpected exception, so internal_error is testable end to end.
     crash = frozenset(t.strip() for t in os.environ.get("OBSIDIAN_MCP_CRASH_TOOLS", "").split(",") if t.strip())
-    patterns = exclude or tuple(os.environ.get("OBSIDIAN_MCP_EXCLUDE", "").split(","))
-    try:
-        exclusions = Exclusions(patterns)
-    except InvalidExclusion as exc:
-        log.critical(f"cannot start: {exc} (--exclude / OBSIDIAN_MCP_EXCLUDE)")
-        sys.exit(2)
-    location = index_location(index_dir or default_index_dir(), root)  # as `assemble` finds it
+    default = setup.spec(setup.default)
+    location = index_location(index_dir or default_index_dir(), default.root)  # the default vault's index
     loading = defer_loading()  # the stored vectors and the model: once the client has the tool list
     preload(location)
     from obsidian_mcp.index import early  # what the server imports anyway, but not `--help`
     from obsidian_mcp.index.pool import default_workers
     from obsidian_mcp.vault.paths import Vault
 
-    early.begin(Vault(root, exclusions), location, default_workers())  # before the SDK import
+    early.begin(Vault(default.root, default.exclusions), location, default_workers())  # before the SDK import
 
     from obsidian_mcp.server import Config, assemble  # imports the MCP SDK
 
     config = Config(
-        vault=root,
-        read_only=read_only,
-        crash_tools=crash,
-        index_dir=index_dir,
-        rescan_seconds=rescan_seconds,
-        exclude=exclusions.patterns,
+        vaults=setup, read_only=read_only, crash_tools=crash, index_dir=index_dir, rescan_seconds=rescan_seconds
     )
-    assembled = assemble(config)
+    assembled = assemble(config)  # opens the default vault's space (its stale temp files removed)
     assembled.server.after_start_up(loading)
     expose_tools(assembled.server, serving)
-    log.info("serving vault", extra={"read_only": read_only, "excluded_patterns": len(exclusions.patterns)})
+    log.info(
+        "serving vaults",
+        extra={
+            "read_only": read_only,
+            "vaults": len(setup.vaults),
+            "excluded_patterns": sum(len(spec.exclusions.patterns) for spec in setup.vaults),
+        },
+    )
     assembled.start()  # the index builds while the server starts serving
     try:
         serve(assembled.server, serving)

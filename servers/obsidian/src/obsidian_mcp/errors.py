@@ -13,6 +13,7 @@ from obsidian_mcp.vault.errors import (
     NoteNotFound,
     PathRefused,
     TaskLineChanged,
+    UnknownVault,
     VaultUnavailable,
 )
 
@@ -36,6 +37,15 @@ def to_contract(exc: BaseException, request_id: str) -> MCPError | None:
             return contract_error("permission_denied", message, request_id, reason=exc.reason)
         case NoteNotFound():
             return contract_error("not_found", str(exc), request_id, resource=exc.resource, path=exc.path)
+        case UnknownVault():
+            return contract_error(
+                "not_found",
+                f"{exc} (list_vaults lists them)",
+                request_id,
+                resource="vault",
+                id=exc.name[:100],
+                vaults=list(exc.known),
+            )
         case HeadingNotFound():
             return contract_error(
                 "not_found", str(exc), request_id, resource="heading", path=exc.path, heading=exc.heading

@@ -1,15 +1,16 @@
-"""Assembles the obsidian-mcp server: the contract middleware, the vault, its index, and the tool modules.
+"""Assembles the obsidian-mcp server: the contract middleware, the vaults' spaces, and the tool modules.
 
 Read top-down: `models` (the contract's taxonomy) → `errors` (the one mapping of the domain's
 exceptions to it) → the domain: `warnings`, `structure` (how a note's text reads: prose, code,
-comments, headings), `dataview` (the pure Dataview query engine), `semantic`
-(the pure engine of search by meaning), `vault` (notes on disk, tasks), `index` (the index's
-machinery and every SQL statement: sync, build, change feed, the vectors kept in step with the
-notes), then what asks the index questions: `search` (by words, by meaning, fused), `links`
-(backlinks, link checks, moves, tags and tag renames) and `dataview.pages` (the pages Dataview
-queries) → `tools` (thin MCP functions returning the domain's typed results) → this module →
-`cli`. Imports only go downward within the domain and tools (vault never imports index, index
-never search, links or tools), and nothing below this module imports `errors`.
+comments, headings), `dataview` (the pure Dataview query engine), `semantic` (the pure engine of
+search by meaning), `vault` (notes on disk, tasks), `index` (the index's machinery and every SQL
+statement: sync, build, change feed, the vectors kept in step with the notes), then what asks the
+index questions: `search` (by words, by meaning, fused), `links` (backlinks, link checks, moves,
+tags and tag renames) and `dataview.pages` (the pages Dataview queries), then `spaces` (the vaults
+served, each with its own index, opened when first asked) → `tools` (thin MCP functions returning
+the domain's typed results) → this module → `cli`. Imports only go downward within the domain and
+tools (vault never imports index, index never search, links or tools), and nothing below this module
+imports `errors`.
 """
 
 from __future__ import annotations
@@ -19,17 +20,15 @@ import importlib.metadata
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.errors import to_contract
-from obsidian_mcp.index.changes import TrackedLocks
-from obsidian_mcp.index.store import default_index_dir, index_location
+from obsidian_mcp.index.store import default_index_dir
 from obsidian_mcp.index.vault_index import VaultIndex
 from obsidian_mcp.runtime.server import ContractServer
+from obsidian_mcp.spaces import SpaceOptions, Spaces, open_space
 from obsidian_mcp.tools import prompts, resources
-from obsidian_mcp.vault.exclusions import Exclusions
-from obsidian_mcp.vault.paths import Vault
+from obsidian_mcp.vault.setup import VaultSetup, parse_setup
 
 if TYPE_CHECKING:
     from obsidian_mcp.semantic import Embedder
@@ -37,19 +36,24 @@ if TYPE_CHECKING:
 TOOL_LISTING = Path(__file__).with_name("tool_listing.json")  # `scripts/tool_listing.py` writes it
 
 INSTRUCTIONS = (
-    "Work with an Obsidian vault. Paths are vault-relative with '/', '.md' optional. "
+    "Work with Obsidian vaults. Paths are vault-relative with '/', '.md' optional. "
+    "Tools work on the default vault unless given `vault` (list_vaults names them). "
     "Errors are JSON objects {error, message, details}; details.reason says why a path was refused."
 )
 
 
 @dataclass(frozen=True)
 class Config:
-    vault: Path
+    vaults: VaultSetup  # the vaults served, the default among them, each with its exclusions
     read_only: bool = False
     crash_tools: frozenset[str] = field(default_factory=frozenset)
-    index_dir: Path | None = None  # None: the user cache dir
+    index_dir: Path | None = None  # None: the user cache dir (one index file per vault)
     rescan_seconds: float | None = None  # None: 300 s with the inotify change feed, 2 s without
-    exclude: tuple[str, ...] = ()  # gitignore-style patterns of private folders and notes
+
+    @classmethod
+    def one_vault(cls, vault: Path, *, exclude: tuple[str, ...] = (), **options: Any) -> Config:
+        """A server of the one vault at `vault` (named after its folder), excluding `exclude`."""
+        return cls(vaults=parse_setup([str(vault)], exclude=exclude), **options)
 
 
 SWITCH_INTERVAL = 0.001  # seconds: see `Assembled.start`
@@ -58,7 +62,12 @@ SWITCH_INTERVAL = 0.001  # seconds: see `Assembled.start`
 @dataclass(frozen=True)
 class Assembled:
     server: ContractServer
-    index: VaultIndex  # for tests and benchmarks: e.g. `index.vectors.wait()`
+    spaces: Spaces
+
+    @property
+    def index(self) -> VaultIndex:
+        """The default vault's index, for tests and benchmarks: e.g. `index.vectors.wait()`."""
+        return self.spaces.default.index
 
     def start(self) -> None:
         """What a process about to serve does first: build the index in the background, so that
@@ -67,11 +76,11 @@ class Assembled:
         answered while the build or the embedding runs waits less for it at each SQLite step
         (keyword search p95 at 10,000 notes while the vectors build: 101 → 49 ms, loaded machine)."""
         sys.setswitchinterval(SWITCH_INTERVAL)
-        self.index.start()
+        self.spaces.start()  # the default vault; every other one on its first call
 
     def stop(self) -> None:
-        """When serving ended: stop the background work (build, change feed, embedding) cleanly."""
-        self.index.close()
+        """When serving ended: stop the background work (builds, change feeds, embedding) cleanly."""
+        self.spaces.close()
 
 
 def build_server(config: Config) -> ContractServer:
@@ -88,20 +97,17 @@ def assemble(config: Config, *, embedder: Embedder | None = None) -> Assembled:
         read_only=config.read_only,
         crash_tools=config.crash_tools,
     )
-    vault = Vault(config.vault, Exclusions(config.exclude))
-    locks = TrackedLocks()  # every write tool shares it, so the index sees their writes at once
-    location = index_location(config.index_dir or default_index_dir(), vault.root)
-    index = VaultIndex(vault, location, changes=locks, rescan_seconds=config.rescan_seconds, embedder=embedder)
-    pages = VaultPages(index)  # built on the first query, then kept fresh by sync
-    server.tools_on_demand(functools.partial(register_tools, server, vault, index, pages, locks), TOOL_LISTING)
-    resources.register(server, vault, index)  # notes as resources, path completion
-    prompts.register(server, vault, index)
-    return Assembled(server, index)
+    options = SpaceOptions(
+        index_dir=config.index_dir or default_index_dir(), rescan_seconds=config.rescan_seconds, embedder=embedder
+    )
+    spaces = Spaces(config.vaults, lambda spec: open_space(spec, options))  # opens the default vault's space
+    server.tools_on_demand(functools.partial(register_tools, server, spaces), TOOL_LISTING)
+    resources.register(server, spaces)  # notes as resources, vault and path completion
+    prompts.register(server, spaces)
+    return Assembled(server, spaces)
 
 
-def register_tools(
-    server: ContractServer, vault: Vault, index: VaultIndex, pages: VaultPages, locks: TrackedLocks
-) -> None:
+def register_tools(server: ContractServer, spaces: Spaces) -> None:
     """Every tool, registered when a call first needs one (`ContractServer.tools_on_demand`): the tool
     modules, and the parts of the domain only they use, are imported then, not at start-up."""
     from obsidian_mcp.tools import daily as daily_tools
@@ -112,10 +118,10 @@ def register_tools(
     from obsidian_mcp.tools import tags as tag_tools
     from obsidian_mcp.tools import tasks as task_tools
 
-    note_tools.register(server, vault, locks)
-    daily_tools.register(server, vault, locks)
-    search_tools.register(server, index)
-    link_tools.register(server, index, locks)
-    tag_tools.register(server, index, locks)
-    query_tools.register(server, pages)
-    task_tools.register(server, vault, locks)
+    note_tools.register(server, spaces)
+    daily_tools.register(server, spaces)
+    search_tools.register(server, spaces)  # and list_vaults
+    link_tools.register(server, spaces)
+    tag_tools.register(server, spaces)
+    query_tools.register(server, spaces)  # a vault's pages are built on its first query, then kept fresh
+    task_tools.register(server, spaces)

@@ -124,6 +124,20 @@ def semantic_not_ready(done: int, total: int) -> ToolWarning:
     )
 
 
+def vaults_unavailable(names: Sequence[str]) -> ToolWarning:
+    """list_vaults could not list these vaults' folders (unmounted, unreadable): their `notes` is null."""
+    return ToolWarning(
+        code=PARTIAL_RESULTS,
+        message="these vaults' folders are not available; their notes could not be counted",
+        vaults=list(names),
+    )
+
+
+def in_vault(warning: ToolWarning, vault: str) -> ToolWarning:
+    """`warning` of one vault's part of a search of every vault, naming that vault."""
+    return ToolWarning(**{**warning.model_dump(), "message": f"vault {vault!r}: {warning.message}", "vault": vault})
+
+
 def ambiguous_links(links: Sequence[LinkLeftAlone]) -> ToolWarning:
     """A move left these links unchanged: they could mean the moved note or another of the same name."""
     return ToolWarning(

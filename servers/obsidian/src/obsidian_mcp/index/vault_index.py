@@ -170,6 +170,11 @@ class VaultIndex:
             if self._build is None and not self._built:
                 self._begin_build()
 
+    @property
+    def built(self) -> bool:
+        """A build completed on the current database: the index holds every note (`list_vaults`)."""
+        return self._built
+
     def run(
         self,
         op: Callable[[Snapshot], T],

@@ -42,7 +42,7 @@ ResourceLister = Callable[[], Sequence[mcp_types.Resource]]
 
 _T = TypeVar("_T")
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
-_VARIABLE_AT_END = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\}")
+_VARIABLE = re.compile(r"(\{[A-Za-z_][A-Za-z0-9_]*\})")
 
 
 class UnknownResource(LookupError):
@@ -77,7 +77,7 @@ class ContractRequests(MCPServer[Any]):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.resource_listers: list[ResourceLister] = []
-        self._slash_spanning: list[str] = []  # literal heads of templates whose one variable takes '/' too
+        self._slash_spanning: list[re.Pattern[str]] = []  # URIs of templates whose last variable takes '/' too
         self._after_start_up: list[Callable[[], None]] = []
 
     def after_start_up(self, begin: Callable[[], None]) -> None:
@@ -95,15 +95,22 @@ class ContractRequests(MCPServer[Any]):
     # -- registering --------------------------------------------------------------------------------
 
     def resource(self, uri: str, *, spans_slashes: bool = False, **kwargs: Any) -> Callable[[_Fn], _Fn]:
-        """The SDK's `resource` decorator; `spans_slashes` lets the template's one variable, at its end,
+        """The SDK's `resource` decorator; `spans_slashes` lets the template's last variable, at its end,
         take the rest of the URI, '/' included: `obsidian://note/{path}` then reads
-        `obsidian://note/Projects/Alpha.md`. (RFC 6570's `{path}` stops at '/': only `Projects%2FAlpha.md`
-        would match; the template keeps the plain form clients and people expect.)"""
+        `obsidian://note/Projects/Alpha.md`, and `obsidian://{vault}/note/{path}` reads
+        `obsidian://work/note/Projects/Alpha.md` (the variables before it stop at '/'). (RFC 6570's
+        `{path}` stops at '/': only `Projects%2FAlpha.md` would match; the template keeps the plain form
+        clients and people expect.) Templates are tried in the order registered."""
         if spans_slashes:
-            head, _, variable = uri.partition("{")
-            if not _VARIABLE_AT_END.fullmatch(variable):
-                raise ValueError(f"spans_slashes needs one variable at the end of the template: {uri!r}")
-            self._slash_spanning.append(head)
+            pieces = _VARIABLE.split(uri)  # literal, {variable}, literal, ..., literal
+            if len(pieces) < 3 or pieces[-1] or any("{" in piece or "}" in piece for piece in pieces[::2]):
+                raise ValueError(f"spans_slashes needs plain variables, the last at the end of the template: {uri!r}")
+            last = len(pieces) - 2
+            pattern = "".join(
+                re.escape(piece) if number % 2 == 0 else "(.*)" if number == last else "[^/]+"
+                for number, piece in enumerate(pieces)
+            )
+            self._slash_spanning.append(re.compile(pattern, re.DOTALL))
         return super().resource(uri, **kwargs)
 
     def resource_list(self, lister: ResourceLister) -> ResourceLister:
@@ -229,10 +236,13 @@ class ContractRequests(MCPServer[Any]):
         return self.mapper(cause, request_id) or self._unexpected(cause, request_id)
 
     def _spanned(self, uri: str) -> str:
-        """The URI with '/' encoded inside a slash-spanning template's variable, as the SDK's matcher wants it."""
-        for head in self._slash_spanning:
-            if uri.startswith(head):
-                return head + uri[len(head) :].replace("/", "%2F")
+        """The URI with '/' encoded inside the last variable of the first slash-spanning template it
+        matches, as the SDK's matcher wants it."""
+        for pattern in self._slash_spanning:
+            found = pattern.fullmatch(uri)
+            if found is not None:
+                start = found.start(1)
+                return uri[:start] + uri[start:].replace("/", "%2F")
         return uri
 
 

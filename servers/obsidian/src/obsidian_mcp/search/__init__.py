@@ -9,7 +9,7 @@ the model knows), `hybrid` (the fusion of the keyword and meaning rankings), `si
 `results` (the typed answers). Every SQL statement they need is a query function of `index`.
 """
 
-from obsidian_mcp.search.notes import MAX_LIMIT, MODES, Mode, search_notes
+from obsidian_mcp.search.notes import MAX_LIMIT, MODES, Mode, search_every_vault, search_notes
 from obsidian_mcp.search.similar import similar_notes
 
-__all__ = ["MAX_LIMIT", "MODES", "Mode", "search_notes", "similar_notes"]
+__all__ = ["MAX_LIMIT", "MODES", "Mode", "search_every_vault", "search_notes", "similar_notes"]

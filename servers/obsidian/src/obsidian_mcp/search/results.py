@@ -31,6 +31,11 @@ class SearchHit(BaseModel):
     match: Literal["words", "meaning"] = Field(
         description="words: the note holds the query's words; meaning: found by meaning alone"
     )
+    vault: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="the note's vault, in a search of every vault (vault '*') only",
+    )
 
 
 # search.search_notes: the best `limit` notes, and how many matched in all.

@@ -17,3 +17,4 @@ NotePathArg = Annotated[
 EtagArg = Annotated[
     str | None, Field(description="etag from an earlier read; the write is refused if the note changed since")
 ]
+VaultArg = Annotated[str | None, Field(description="vault name (list_vaults); default: the default vault")]

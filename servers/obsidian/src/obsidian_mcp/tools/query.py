@@ -15,13 +15,13 @@ from pydantic import Field
 
 from obsidian_mcp.dataview.pages.query_limits import MAX_LIMIT, MAX_QUERY_CHARS
 from obsidian_mcp.dataview.pages.results import QueryNotesResult
-from obsidian_mcp.dataview.pages.vault_pages import VaultPages
 from obsidian_mcp.runtime.server import ContractServer
-from obsidian_mcp.tools.common import READ
+from obsidian_mcp.spaces import Spaces
+from obsidian_mcp.tools.common import READ, VaultArg
 from obsidian_mcp.tools.worker import in_worker
 
 
-def register(server: ContractServer, pages: VaultPages) -> None:
+def register(server: ContractServer, spaces: Spaces) -> None:
     @server.tool(annotations=READ)
     async def query_notes(
         ctx: Context[Any, Any],
@@ -36,6 +36,7 @@ def register(server: ContractServer, pages: VaultPages) -> None:
         limit: Annotated[
             int, Field(ge=1, le=MAX_LIMIT, description="rows (or top-level tasks, or groups) to return at most")
         ] = 100,
+        vault: VaultArg = None,
     ) -> QueryNotesResult:
         """Query notes with Dataview's language: LIST [expr] | TABLE [WITHOUT ID] expr [AS "name"], ...
         | TASK; FROM #tag, "folder", [[note]], outgoing([[note]]) with and/or/-; WHERE, SORT, GROUP BY,
@@ -45,4 +46,6 @@ def register(server: ContractServer, pages: VaultPages) -> None:
         path and line update_task needs."""
         from obsidian_mcp.dataview.pages import dql  # the Dataview engine loads on the first query
 
-        return await in_worker(ctx, lambda report: dql.query_notes(pages, query, limit, progress=report))
+        return await in_worker(
+            ctx, lambda report: dql.query_notes(spaces.get(vault).pages, query, limit, progress=report)
+        )

@@ -11,17 +11,16 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from obsidian_mcp.runtime.server import ContractServer
-from obsidian_mcp.tools.common import NotePathArg
+from obsidian_mcp.spaces import Spaces
+from obsidian_mcp.tools.common import NotePathArg, VaultArg
 from obsidian_mcp.vault import tasks
-from obsidian_mcp.vault.paths import Vault
 from obsidian_mcp.vault.results import TaskUpdateResult
-from obsidian_mcp.vault.storage import PathLocks
 
 # A write, but asking again for the same status changes nothing more (the line already has it).
 TASK_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
-def register(server: ContractServer, vault: Vault, locks: PathLocks) -> None:
+def register(server: ContractServer, spaces: Spaces) -> None:
     @server.tool(annotations=TASK_WRITE)
     def update_task(
         path: NotePathArg,
@@ -34,9 +33,11 @@ def register(server: ContractServer, vault: Vault, locks: PathLocks) -> None:
             str,
             Field(min_length=1, max_length=1, description="' ' open, 'x' done, or another status character ('/', '-')"),
         ],
+        vault: VaultArg = None,
     ) -> TaskUpdateResult:
         """Set a task's checkbox status; only that character changes, except that completing a
         Tasks-plugin task adds ' ✅ YYYY-MM-DD' (reopening removes it) and completing a recurring one
         (🔁) writes its next occurrence on a new line above. If the line is no longer expected_text,
         nothing is written: permission_denied, reason 'changed'."""
-        return tasks.update_task(vault, locks, path, line, expected_text, status)
+        space = spaces.get(vault)
+        return tasks.update_task(space.vault, space.locks, path, line, expected_text, status)

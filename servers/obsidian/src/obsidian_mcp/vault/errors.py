@@ -62,6 +62,15 @@ class InvalidArgument(VaultError):
         self.reason = reason
 
 
+class UnknownVault(VaultError):
+    """A call named a vault the server does not serve; `known` are the names it does."""
+
+    def __init__(self, name: str, known: tuple[str, ...]) -> None:
+        super().__init__(f"no vault is named {name[:100]!r}; the vaults are: {', '.join(known)}")
+        self.name = name
+        self.known = known
+
+
 class TaskLineChanged(VaultError):
     """The line of a task is no longer the text the caller expected (the note changed, or lines moved)."""
 

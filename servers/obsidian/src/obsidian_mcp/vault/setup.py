@@ -2,10 +2,13 @@
 `--default-vault NAME` and the per-vault `--exclude NAME:PATTERN`, checked once at start-up.
 
 A bare path (`--vault ~/Notes`, or the single-vault `OBSIDIAN_VAULT_PATH`) is one vault named
-after its folder. Names are what an agent types in a tool's `vault` argument and what a resource
-URI carries (`obsidian://{vault}/note/{path}`), so they are checked here: not empty, unique
-(case-insensitively, as a file system may be), no `/` or `:` (they would make a URI ambiguous),
-not `note` (the single-vault URI's own segment) and not `*` (every vault, for `search_notes`).
+after its folder; a folder name that could not name a vault (`Note`, `a:b`) is made into one
+(`Note-vault`, `a-b`), so that every single-vault set-up of version 2 still starts.
+
+Names are what an agent types in a tool's `vault` argument and what a resource URI carries
+(`obsidian://{vault}/note/{path}`), so they are checked here: not empty, unique (case-insensitively,
+as a file system may be), no `/` or `:` (they would make a URI ambiguous), not `note` (the
+single-vault URI's own segment) and not `*` (every vault, for `search_notes`).
 
 Nothing here touches the index or MCP: `cli` turns a `VaultSetupError` into exit code 2 with its
 message, and the server assembles one space per `VaultSpec`.
@@ -73,6 +76,13 @@ def check_name(name: str) -> str:
     return name
 
 
+def derived_name(root: Path) -> str:
+    """The name of a vault given as a bare path: its folder's name, made usable when it is not."""
+    name = "".join("-" if c in FORBIDDEN_CHARACTERS or ord(c) < 32 else c for c in root.name).strip()
+    name = name[:MAX_NAME_LENGTH].strip() or "vault"
+    return f"{name}-vault" if name.casefold() in RESERVED_NAMES else name
+
+
 def _named(entry: str) -> VaultSpec | None:
     """`NAME=PATH` read as a (name, folder) pair, or None for a bare path. A `=` counts only when
     what stands before it could be a name (no path separator), so a folder `a=b` still works bare."""
@@ -102,7 +112,7 @@ def parse_setup(entries: Sequence[str], *, default: str | None = None, exclude: 
         if not entry.strip() or not path.is_dir():
             raise VaultSetupError(f"vault folder does not exist: {path}")
         root = path.resolve()
-        named.append((check_name(given.name if given is not None else root.name or str(root)), root))
+        named.append((check_name(given.name) if given is not None else derived_name(root), root))
     seen: dict[str, str] = {}
     for name, _ in named:
         key = name.casefold()
