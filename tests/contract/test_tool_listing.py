@@ -63,7 +63,7 @@ def _build(server: str, read_only: bool) -> Any:
     from obsidian_mcp.server import build_server as build_obsidian
 
     tmp = Path(tempfile.mkdtemp())
-    return build_obsidian(Config(vault=tmp, index_dir=tmp.parent / f"{tmp.name}-index", read_only=read_only))
+    return build_obsidian(Config.one_vault(tmp, index_dir=tmp.parent / f"{tmp.name}-index", read_only=read_only))
 
 
 @pytest.mark.parametrize("server", GENERATORS)
