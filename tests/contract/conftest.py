@@ -4,13 +4,14 @@ import json
 import os
 import shutil
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from gmail_emulator import Emulator
 
-from tests.contract.harness import REPO, TRANSPORT
+from tests.contract.harness import SAMPLE_VAULT, TRANSPORT, SharedObsidian, SharedObsidianPool, tree_state
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,8 +75,46 @@ def anyio_backend() -> str:
 def vault(tmp_path: Path) -> Iterator[Path]:
     """A private copy of the sample vault: tests may change it freely."""
     target = tmp_path / "vault"
-    shutil.copytree(REPO / "examples" / "vault", target, symlinks=True)
+    shutil.copytree(SAMPLE_VAULT, target, symlinks=True)
     yield target
+
+
+@pytest.fixture(scope="session")
+async def _shared_obsidian_pool(
+    anyio_backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[SharedObsidianPool]:
+    """The per-process home of `shared_obsidian`'s server: started on first use, stopped at the session's end."""
+    async with anyio.create_task_group() as task_group:
+        pool = SharedObsidianPool(task_group, lambda: tmp_path_factory.mktemp("shared-obsidian"))
+        yield pool
+        await pool.discard()
+    failures = pool.take_errors()
+    assert not failures, f"a shared obsidian-mcp failed: {failures!r}"
+
+
+@pytest.fixture
+async def shared_obsidian(_shared_obsidian_pool: SharedObsidianPool) -> AsyncIterator[SharedObsidian]:
+    """An obsidian-mcp on the sample vault that this test SHARES with other read-only tests (README.md, "Sharing a
+    server"): only for tests that change nothing, neither in the vault nor in the server (no writes, no other
+    flags or environment, no reliance on a fresh index). The guard: after the test, the vault must be exactly as
+    before (every path, byte, mode and mtime) and the server must still answer a ping; if not, the test fails
+    and the server is replaced, so that no later test sees the change."""
+    shared = await _shared_obsidian_pool.get()
+    before = tree_state(shared.vault)
+    yield shared
+    changed = tree_state(shared.vault) != before
+    try:
+        with anyio.fail_after(30):
+            await shared.session.client.send_ping()
+        alive = True
+    except Exception:
+        alive = False
+    if changed or not alive:
+        await _shared_obsidian_pool.discard()
+    failures = _shared_obsidian_pool.take_errors()
+    assert not failures, f"the shared obsidian-mcp failed: {failures!r}"
+    assert not changed, "this test changed the shared vault: give it `vault` and `running` of its own instead"
+    assert alive, "the shared obsidian-mcp no longer answers after this test"
 
 
 @pytest.fixture

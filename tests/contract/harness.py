@@ -13,17 +13,19 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpx2
 from mcp import Client
 from mcp.client.session import ClientSession, ElicitationFnT
@@ -33,6 +35,7 @@ from mcp_types import CallToolResult, TextContent
 
 UV = os.environ.get("UV") or shutil.which("uv") or "uv"
 REPO = Path(__file__).resolve().parents[2]
+SAMPLE_VAULT = REPO / "examples" / "vault"
 SPECS = REPO / "specs" / "contracts"
 TRANSPORT = os.environ.get("CONTRACT_TRANSPORT", "stdio")
 if TRANSPORT not in ("stdio", "http"):
@@ -258,3 +261,84 @@ class HttpServer:
         assert self.stdout_path.read_text(encoding="utf-8") == "", "the HTTP server wrote to stdout"
         if self.token_file.exists():
             assert self.token not in self.stderr_path.read_text(encoding="utf-8"), "the token reached the log"
+
+
+def tree_state(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Everything under `root`, hidden entries too: (mode, mtime in ns, bytes or link target) per relative path.
+    Equal states mean nothing was created, removed, written, touched or re-linked in between."""
+    state: dict[str, tuple[int, int, bytes]] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder, name)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                data = os.readlink(path).encode()
+            elif stat.S_ISREG(info.st_mode):
+                data = path.read_bytes()
+            else:
+                data = b""
+            state[str(path.relative_to(root))] = (info.st_mode, info.st_mtime_ns, data)
+    return state
+
+
+@dataclass
+class SharedObsidian:
+    """One obsidian-mcp (`obsidian-mcp --vault <vault>`, its index in `index_dir`) on a private copy of the
+    sample vault, shared by the read-only tests of one pytest process (tests/contract/README.md, "Sharing a
+    server"). `session` is its client session."""
+
+    session: Session
+    vault: Path
+    index_dir: Path
+    _stop: anyio.Event = field(default_factory=anyio.Event)
+    _stopped: anyio.Event = field(default_factory=anyio.Event)
+
+
+class SharedObsidianPool:
+    """Starts the shared obsidian-mcp on first use and keeps it for the next test, unless `discard` is called.
+
+    Each server runs in a task of its own inside `task_group` (the session fixture's), so its cancel scopes
+    never interleave with the tests'. A server that fails (it did not start, or did not exit 0) is recorded in
+    `errors` and never raised into the task group, which would cancel the test that happens to be running."""
+
+    def __init__(self, task_group: anyio.abc.TaskGroup, make_folder: Callable[[], Path]) -> None:
+        self._task_group = task_group
+        self._make_folder = make_folder
+        self._current: SharedObsidian | None = None
+        self.errors: list[BaseException] = []
+
+    async def get(self) -> SharedObsidian:
+        if self._current is None:
+            self._current = await self._task_group.start(self._serve)
+        return self._current
+
+    def take_errors(self) -> list[BaseException]:
+        """The failures recorded since the last call (each is reported once)."""
+        errors, self.errors = self.errors, []
+        return errors
+
+    async def discard(self) -> None:
+        """Stop the current server (if any): the next `get` starts a fresh one on a fresh copy."""
+        current, self._current = self._current, None
+        if current is not None:
+            current._stop.set()
+            await current._stopped.wait()
+
+    async def _serve(self, *, task_status: anyio.abc.TaskStatus[SharedObsidian]) -> None:
+        folder = self._make_folder()
+        vault = folder / "vault"
+        shutil.copytree(SAMPLE_VAULT, vault, symlinks=True)
+        index_dir = folder / "index"
+        shared: SharedObsidian | None = None
+        try:
+            async with running(obsidian(vault), {"OBSIDIAN_MCP_INDEX_DIR": str(index_dir)}) as session:
+                shared = SharedObsidian(session, vault, index_dir)
+                task_status.started(shared)
+                await shared._stop.wait()
+        except Exception as error:
+            if shared is None:
+                raise  # it never started: start() raises it in the test that asked for the server
+            self.errors.append(error)  # reported by the fixtures; see the class docstring
+        finally:
+            if shared is not None:
+                shared._stopped.set()

@@ -9,19 +9,19 @@ from pathlib import Path
 import pytest
 
 from tests.contract.checks import assert_error, assert_json_stderr, spec
-from tests.contract.harness import REPO, UV, obsidian, running, server_env
+from tests.contract.harness import REPO, UV, SharedObsidian, obsidian, running, server_env
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
 
 
-async def test_tools_list_matches_the_spec_for_every_implemented_tool(vault: Path) -> None:
-    async with running(obsidian(vault)) as session:
-        init_names = await session.tool_names()
-        live = {
-            tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for tool in (await session.client.list_tools()).tools
-        }
+async def test_tools_list_matches_the_spec_for_every_implemented_tool(shared_obsidian: SharedObsidian) -> None:
+    session = shared_obsidian.session
+    init_names = await session.tool_names()
+    live = {
+        tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for tool in (await session.client.list_tools()).tools
+    }
     entries = {entry["name"]: entry for entry in spec(SERVER)["tools"]}
     assert set(live) <= set(entries), f"tools missing from the spec: {set(live) - set(entries)}"
     implemented = {name for name, entry in entries.items() if entry["status"] == "implemented"}
@@ -31,35 +31,37 @@ async def test_tools_list_matches_the_spec_for_every_implemented_tool(vault: Pat
             assert live[name].get(key) == entries[name][key], f"{name}.{key} differs from the spec"
 
 
-async def test_not_found_for_a_missing_note_and_an_unknown_tool(vault: Path) -> None:
-    async with running(obsidian(vault)) as session:
-        answer = await session.call("read_note", {"path": "Projects/No Such Note"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="read_note", resource="note")
-        answer = await session.call("no_such_tool", {"x": 1})
-        assert_error(session, answer, "not_found", server=SERVER, tool=None, resource="tool", id="no_such_tool")
-        assert_json_stderr(session, SERVER)
+async def test_not_found_for_a_missing_note_and_an_unknown_tool(shared_obsidian: SharedObsidian) -> None:
+    session = shared_obsidian.session
+    answer = await session.call("read_note", {"path": "Projects/No Such Note"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="read_note", resource="note")
+    answer = await session.call("no_such_tool", {"x": 1})
+    assert_error(session, answer, "not_found", server=SERVER, tool=None, resource="tool", id="no_such_tool")
+    assert_json_stderr(session, SERVER)
 
 
 @pytest.mark.parametrize(
     ("path", "reason"),
     [("../outside.md", "outside_vault"), ("/etc/passwd", "outside_vault"), (".obsidian/app.json", "hidden_path")],
 )
-async def test_permission_denied_for_paths_outside_the_vault(vault: Path, path: str, reason: str) -> None:
-    (vault.parent / "outside.md").write_text("secret outside the vault\n")
-    async with running(obsidian(vault)) as session:
-        answer = await session.call("read_note", {"path": path})
-        assert_error(session, answer, "permission_denied", server=SERVER, tool="read_note", reason=reason)
-        assert "secret" not in answer.payload["message"]
+async def test_permission_denied_for_paths_outside_the_vault(
+    shared_obsidian: SharedObsidian, path: str, reason: str
+) -> None:
+    (shared_obsidian.vault.parent / "outside.md").write_text("secret outside the vault\n")
+    session = shared_obsidian.session
+    answer = await session.call("read_note", {"path": path})
+    assert_error(session, answer, "permission_denied", server=SERVER, tool="read_note", reason=reason)
+    assert "secret" not in answer.payload["message"]
 
 
-async def test_parse_error_names_the_field_of_a_bad_argument(vault: Path) -> None:
-    async with running(obsidian(vault)) as session:
-        answer = await session.call("read_note", {"path": "Home", "offset": "not a number"})
-        assert_error(session, answer, "parse_error", server=SERVER, tool="read_note", field="offset")
-        answer = await session.call("read_note", {})
-        assert_error(session, answer, "parse_error", server=SERVER, tool="read_note", field="path", reason="missing")
-        answer = await session.call("read_note", {"path": "Home", "colour": "blue"})
-        assert_error(session, answer, "parse_error", server=SERVER, tool="read_note", field="colour")
+async def test_parse_error_names_the_field_of_a_bad_argument(shared_obsidian: SharedObsidian) -> None:
+    session = shared_obsidian.session
+    answer = await session.call("read_note", {"path": "Home", "offset": "not a number"})
+    assert_error(session, answer, "parse_error", server=SERVER, tool="read_note", field="offset")
+    answer = await session.call("read_note", {})
+    assert_error(session, answer, "parse_error", server=SERVER, tool="read_note", field="path", reason="missing")
+    answer = await session.call("read_note", {"path": "Home", "colour": "blue"})
+    assert_error(session, answer, "parse_error", server=SERVER, tool="read_note", field="colour")
 
 
 async def test_mcp_unavailable_when_the_vault_vanishes_while_serving(vault: Path) -> None:

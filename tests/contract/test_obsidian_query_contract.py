@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import obsidian, running
+from tests.contract.harness import SharedObsidian, obsidian, running
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
@@ -61,17 +61,16 @@ async def test_query_and_complete_a_task_on_the_sample_vault(vault: Path, index_
     ],
 )
 async def test_parse_error_for_bad_queries_and_task_lines(
-    vault: Path, index_env: dict[str, str], tool: str, arguments: dict[str, object], field: str, reason: str
+    shared_obsidian: SharedObsidian, tool: str, arguments: dict[str, object], field: str, reason: str
 ) -> None:
+    session, vault = shared_obsidian.session, shared_obsidian.vault
     before = (vault / SHED).read_bytes()
-    async with running(obsidian(vault), index_env) as session:
-        answer = await session.call(tool, arguments)
-        details = assert_error(session, answer, "parse_error", server=SERVER, tool=tool, field=field, reason=reason)
-        if reason == "invalid_query":
-            assert (
-                isinstance(details["position"], int)
-                and f"(at position {details['position']})" in answer.payload["message"]
-            )
+    answer = await session.call(tool, arguments)
+    details = assert_error(session, answer, "parse_error", server=SERVER, tool=tool, field=field, reason=reason)
+    if reason == "invalid_query":
+        assert (
+            isinstance(details["position"], int) and f"(at position {details['position']})" in answer.payload["message"]
+        )
     assert (vault / SHED).read_bytes() == before
 
 
@@ -98,12 +97,10 @@ async def test_permission_denied_for_a_changed_line_paths_and_read_only(vault: P
     assert (vault / SHED).read_bytes() == before
 
 
-async def test_not_found_for_a_missing_note(vault: Path, index_env: dict[str, str]) -> None:
-    async with running(obsidian(vault), index_env) as session:
-        answer = await session.call(
-            "update_task", {"path": "Projects/Nope", "line": 1, "expected_text": "", "status": "x"}
-        )
-        assert_error(session, answer, "not_found", server=SERVER, tool="update_task", resource="note")
+async def test_not_found_for_a_missing_note(shared_obsidian: SharedObsidian) -> None:
+    session = shared_obsidian.session
+    answer = await session.call("update_task", {"path": "Projects/Nope", "line": 1, "expected_text": "", "status": "x"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="update_task", resource="note")
 
 
 async def test_mcp_unavailable_and_internal_error(vault: Path, index_env: dict[str, str]) -> None:

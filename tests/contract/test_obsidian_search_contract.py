@@ -11,7 +11,7 @@ import pytest
 from mcp_types import TextContent
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import REPO, UV, obsidian, running, server_env
+from tests.contract.harness import REPO, UV, SharedObsidian, obsidian, running, server_env
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
@@ -69,18 +69,18 @@ async def test_move_note_rewrites_links_and_daily_note_follows_the_settings(
         assert found.payload["results"][0]["path"] == "Archive/Shed Build.md"
 
 
-async def test_not_found_for_missing_notes_folders_and_daily_notes(vault: Path, index_env: dict[str, str]) -> None:
-    async with running(obsidian(vault), index_env) as session:
-        answer = await session.call("get_backlinks", {"path": "Projects/No Such Note"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="get_backlinks", resource="note")
-        answer = await session.call("daily_note", {"date": "2026-11-22", "create": False})
-        assert_error(session, answer, "not_found", server=SERVER, tool="daily_note", path="Daily/2026-11-22.md")
-        answer = await session.call("search_notes", {"query": "shed", "folder": "Nowhere"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="search_notes", resource="folder")
-        answer = await session.call("list_tags", {"folder": "Nowhere"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="list_tags", resource="folder")
-        answer = await session.call("move_note", {"path": "Nope", "new_path": "Elsewhere"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="move_note", resource="note")
+async def test_not_found_for_missing_notes_folders_and_daily_notes(shared_obsidian: SharedObsidian) -> None:
+    session, vault = shared_obsidian.session, shared_obsidian.vault
+    answer = await session.call("get_backlinks", {"path": "Projects/No Such Note"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="get_backlinks", resource="note")
+    answer = await session.call("daily_note", {"date": "2026-11-22", "create": False})
+    assert_error(session, answer, "not_found", server=SERVER, tool="daily_note", path="Daily/2026-11-22.md")
+    answer = await session.call("search_notes", {"query": "shed", "folder": "Nowhere"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="search_notes", resource="folder")
+    answer = await session.call("list_tags", {"folder": "Nowhere"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="list_tags", resource="folder")
+    answer = await session.call("move_note", {"path": "Nope", "new_path": "Elsewhere"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="move_note", resource="note")
     assert not (vault / "Daily" / "2026-11-22.md").exists()
 
 
@@ -128,11 +128,11 @@ async def test_permission_denied_for_moves_onto_notes_and_out_of_the_vault(
     ],
 )
 async def test_parse_error_for_unusable_queries_and_dates(
-    vault: Path, index_env: dict[str, str], tool: str, arguments: dict[str, object], field: str, reason: str
+    shared_obsidian: SharedObsidian, tool: str, arguments: dict[str, object], field: str, reason: str
 ) -> None:
-    async with running(obsidian(vault), index_env) as session:
-        answer = await session.call(tool, arguments)
-        assert_error(session, answer, "parse_error", server=SERVER, tool=tool, field=field, reason=reason)
+    session = shared_obsidian.session
+    answer = await session.call(tool, arguments)
+    assert_error(session, answer, "parse_error", server=SERVER, tool=tool, field=field, reason=reason)
 
 
 async def test_internal_error_in_a_search_tool_is_hidden(vault: Path, index_env: dict[str, str]) -> None:

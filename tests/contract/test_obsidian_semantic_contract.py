@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from tests.contract.checks import assert_error
-from tests.contract.harness import obsidian, running
+from tests.contract.harness import SharedObsidian, obsidian, running
 
 pytestmark = pytest.mark.anyio
 SERVER = "obsidian-mcp"
@@ -50,44 +50,42 @@ async def test_modes_and_similar_notes_answer_on_the_sample_vault(vault: Path, i
         assert set(similar.payload["results"][0]) == {"path", "title", "score", "snippet"}
 
 
-async def test_errors_of_search_by_meaning_and_similar_notes(vault: Path, index_env: dict[str, str]) -> None:
-    async with running(obsidian(vault), index_env) as session:
-        answer = await session.call("similar_notes", {"path": "Projects/No Such Note"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="similar_notes", resource="note")
-        answer = await session.call("similar_notes", {"path": "../outside"})
-        assert_error(session, answer, "permission_denied", server=SERVER, tool="similar_notes", reason="outside_vault")
-        answer = await session.call("similar_notes", {"path": ".obsidian/app"})
-        assert_error(session, answer, "permission_denied", server=SERVER, tool="similar_notes", reason="hidden_path")
-        answer = await session.call("similar_notes", {"path": "Home", "limit": 0})
-        assert_error(
-            session,
-            answer,
-            "parse_error",
-            server=SERVER,
-            tool="similar_notes",
-            field="limit",
-            reason="greater_than_equal",
-        )
-        answer = await session.call("similar_notes", {})
-        assert_error(
-            session, answer, "parse_error", server=SERVER, tool="similar_notes", field="path", reason="missing"
-        )
-        answer = await session.call("search_notes", {"query": "refund", "mode": "fuzzy"})
-        assert_error(
-            session, answer, "parse_error", server=SERVER, tool="search_notes", field="mode", reason="literal_error"
-        )
-        answer = await session.call("search_notes", {"query": "-refund", "mode": "semantic"})
-        assert_error(
-            session,
-            answer,
-            "parse_error",
-            server=SERVER,
-            tool="search_notes",
-            field="query",
-            reason="no_positive_terms",
-        )
-        answer = await session.call("search_notes", {"query": "refund", "mode": "hybrid", "folder": "Nowhere"})
-        assert_error(session, answer, "not_found", server=SERVER, tool="search_notes", resource="folder")
+async def test_errors_of_search_by_meaning_and_similar_notes(shared_obsidian: SharedObsidian) -> None:
+    session = shared_obsidian.session
+    answer = await session.call("similar_notes", {"path": "Projects/No Such Note"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="similar_notes", resource="note")
+    answer = await session.call("similar_notes", {"path": "../outside"})
+    assert_error(session, answer, "permission_denied", server=SERVER, tool="similar_notes", reason="outside_vault")
+    answer = await session.call("similar_notes", {"path": ".obsidian/app"})
+    assert_error(session, answer, "permission_denied", server=SERVER, tool="similar_notes", reason="hidden_path")
+    answer = await session.call("similar_notes", {"path": "Home", "limit": 0})
+    assert_error(
+        session,
+        answer,
+        "parse_error",
+        server=SERVER,
+        tool="similar_notes",
+        field="limit",
+        reason="greater_than_equal",
+    )
+    answer = await session.call("similar_notes", {})
+    assert_error(session, answer, "parse_error", server=SERVER, tool="similar_notes", field="path", reason="missing")
+    answer = await session.call("search_notes", {"query": "refund", "mode": "fuzzy"})
+    assert_error(
+        session, answer, "parse_error", server=SERVER, tool="search_notes", field="mode", reason="literal_error"
+    )
+    answer = await session.call("search_notes", {"query": "-refund", "mode": "semantic"})
+    assert_error(
+        session,
+        answer,
+        "parse_error",
+        server=SERVER,
+        tool="search_notes",
+        field="query",
+        reason="no_positive_terms",
+    )
+    answer = await session.call("search_notes", {"query": "refund", "mode": "hybrid", "folder": "Nowhere"})
+    assert_error(session, answer, "not_found", server=SERVER, tool="search_notes", resource="folder")
 
 
 async def test_search_by_meaning_says_while_a_large_vault_is_embedded(

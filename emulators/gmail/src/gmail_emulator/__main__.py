@@ -55,16 +55,16 @@ def main(argv: list[str] | None = None) -> None:
     emu = Emulator(seed=not args.no_seed, host=args.host, port=args.port, latency=args.latency, now=args.now)
     emu.start()
     token = emu.issue_token(args.scope or DEFAULT_SCOPES)
-    sys.stdout.write(json.dumps({"base_url": emu.base_url, "token": token}) + "\n")
-    sys.stdout.flush()
-
     done = threading.Event()
 
     def _on_signal(signum: int, frame: FrameType | None) -> None:
         done.set()
 
+    # Before the ready line: a SIGTERM sent as soon as the line is read must stop us cleanly (exit 0).
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    sys.stdout.write(json.dumps({"base_url": emu.base_url, "token": token}) + "\n")
+    sys.stdout.flush()
     if _stdin_is_watchable():
         threading.Thread(target=_watch_stdin, args=(done,), daemon=True).start()
     try:
