@@ -46,7 +46,7 @@ from typing import Protocol
 from obsidian_mcp.index import sync
 from obsidian_mcp.index.at_exit import stop_at_exit
 from obsidian_mcp.index.early import EarlyStart
-from obsidian_mcp.index.pending import FILL_CHUNK, PendingNotes
+from obsidian_mcp.index.pending import FILL_CHUNK, PARTIAL_MIN, PendingNotes
 from obsidian_mcp.index.pool import ReadPool
 from obsidian_mcp.index.progress import IndexProgress, ProgressPoints
 from obsidian_mcp.index.sync import NoteRead, SyncListener
@@ -55,7 +55,6 @@ from obsidian_mcp.vault.paths import NoteInfo, Vault
 
 log = logging.getLogger("obsidian_mcp.index")
 
-PARTIAL_MIN = 1000  # a build with fewer notes to read (well under a second) is waited for by every call
 LISTING_WAIT = 0.5  # seconds a call waits for the listing before answering from the index as it is
 STOP_SECONDS = 5.0  # how long stopping waits for the batch in flight
 

@@ -9,7 +9,7 @@ The build takes both (`take`): it lists the vault again as usual, keeps the pend
 still has to read, reads only the notes that are new or changed since, and drops those gone.
 
 Only a fresh index (no index file) of a vault large enough to be searched while it builds
-(`build.PARTIAL_MIN` notes) is filled ahead; a restart's index has the vectors preloaded instead
+(`pending.PARTIAL_MIN` notes) is filled ahead; a restart's index has the vectors preloaded instead
 (`vectors.preload`). Anything that fails here is logged and left to the build, which then does
 what it always did. Once per process.
 """
@@ -21,13 +21,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from obsidian_mcp.index.pending import FILL_CHUNK, PendingNotes
+from obsidian_mcp.index.pending import FILL_CHUNK, PARTIAL_MIN, PendingNotes
 from obsidian_mcp.index.pool import ReadPool, open_pool
 from obsidian_mcp.vault.paths import Vault
 
 log = logging.getLogger("obsidian_mcp.index")
-
-FILL_MIN = 1000  # notes; as `build.PARTIAL_MIN`: a smaller vault's build is waited for, not searched
 
 
 @dataclass(kw_only=True)
@@ -66,7 +64,7 @@ def _fill(early: EarlyStart, vault: Vault) -> None:
     notes: PendingNotes | None = None
     try:
         infos = list(vault.iter_notes())
-        if len(infos) < FILL_MIN:
+        if len(infos) < PARTIAL_MIN:
             return
         notes = PendingNotes()
         for at in range(0, len(infos), FILL_CHUNK):

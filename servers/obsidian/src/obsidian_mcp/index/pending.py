@@ -44,6 +44,8 @@ from obsidian_mcp.vault.storage import read_bytes
 if TYPE_CHECKING:
     from obsidian_mcp.index.sync import SyncListener
 
+PARTIAL_MIN = 1000  # a build with fewer notes to read (well under a second) is waited for by every call,
+# so its notes are not put in a pending table (`build`, `early`)
 FILL_CHUNK = 500  # notes read, then written into the pending table under the index's lock, at a time
 ROUND_MAX = 100  # pending notes indexed at most by one search (rounds of its limit, for tag filters)
 NAME_WEIGHT = 10.0  # the file name weighs as the index's title column does (`store.WEIGHTS`)
