@@ -46,17 +46,8 @@ FILES = [
     "libreoffice-writer-password.pdf",
     BOOK,
 ]
-BLINDTEXT = [
-    "Hello, here is some text without a meaning.",
-    "This text should show what a printed text will look like at this place.",
-    "If you read this text, you will get no information.",
-    "Is there a difference between this text and some nonsense like “Huardest gefburn”?",
-    "Kjift – not at all!",
-    "A blind text like this gives you information about the selected font, how the letters are written and an "
-    "impression of the look.",
-    "This text should contain all letters of the alphabet and it should be written in of the original language.",
-    "There is no need for special content, but the length of words should match the language.",
-]
+# blindtext's English paragraph, one sentence a line: pdflatex-4-pages.tex is `\blindtext[23]`
+BLINDTEXT = (FIXTURES / "blindtext.txt").read_text(encoding="utf-8").splitlines()
 TABLE = [
     "Austria 8.9 83,879 Vienna German",
     "Belgium 11.5 30,689 Brussels Dutch, French, German",

@@ -31,17 +31,7 @@ PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentatio
 ODT = "application/vnd.oasis.opendocument.text"
 OCTET = "application/octet-stream"
 # blindtext's English paragraph: pdflatex-4-pages.tex is `\blindtext[23]`, that paragraph 23 times.
-BLINDTEXT = [
-    "Hello, here is some text without a meaning.",
-    "This text should show what a printed text will look like at this place.",
-    "If you read this text, you will get no information.",
-    "Is there a difference between this text and some nonsense like “Huardest gefburn”?",
-    "Kjift – not at all!",
-    "A blind text like this gives you information about the selected font, how the letters are written and an "
-    "impression of the look.",
-    "This text should contain all letters of the alphabet and it should be written in of the original language.",
-    "There is no need for special content, but the length of words should match the language.",
-]
+BLINDTEXT = (FIXTURES / "blindtext.txt").read_text(encoding="utf-8").splitlines()
 
 
 def read(name: str, mime: str = OCTET, **limits: Any) -> tuple[str, Extracted]:
